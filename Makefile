@@ -1,0 +1,52 @@
+# Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite); `make test` runs
+# the whole suite. Both set up .venv from the pinned requirements first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# A local run is plain HTTP; production keeps the HTTPS hardening on (see README).
+LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
+
+.PHONY: run test lint format setup setup-dev migrate check-browser bench loadtest clean
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: requirements.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.runtime
+
+setup: $(VENV)/.runtime
+setup-dev: $(VENV)/.dev
+
+migrate: setup
+	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
+
+run: migrate
+	$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "Brag Tables on http://$(HOST):$(PORT)/ (Ctrl+C to stop)"
+	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+
+test: setup-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup-dev
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: setup-dev
+	$(PY) -m ruff check --fix .
+	$(PY) -m ruff format .
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis test_db.sqlite3*

@@ -1,0 +1,275 @@
+"""Tables, matches, seats and taps. Game rules live in services.py; these are the facts and
+the database constraints that stand behind them."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 10
+NAME_MAX_LENGTH = 40
+RANKED_POINTS = {1: 3, 2: 2, 3: 1}
+
+
+class Player(models.Model):
+    """A person in the league, known by one name whatever its case."""
+
+    name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        ordering = [Lower("name")]
+        constraints = [
+            models.UniqueConstraint(Lower("name"), name="player_name_unique_ci"),
+            models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TableQuerySet(models.QuerySet):
+    def open(self) -> "TableQuerySet":
+        return self.filter(closed_at__isnull=True)
+
+
+class Table(models.Model):
+    """A knockout table: one game after another with the same mode."""
+
+    class Mode(models.TextChoices):
+        WINNER_TAKES_ALL = "winner_takes_all", _("Winner takes all")
+        RANKED = "ranked", _("Ranked (3/2/1)")
+
+    name = models.CharField(_("table name"), max_length=80)
+    mode = models.CharField(_("mode"), max_length=20, choices=Mode.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    # Bumped by every write on the table; the ETag that makes polling cheap is built on it.
+    version = models.PositiveIntegerField(_("version"), default=0)
+
+    objects = TableQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="table_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(mode__in=["winner_takes_all", "ranked"]), name="table_mode_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+    @property
+    def is_ranked(self) -> bool:
+        return self.mode == self.Mode.RANKED
+
+
+class MatchQuerySet(models.QuerySet):
+    def open(self) -> "MatchQuerySet":
+        return self.filter(status=Match.Status.OPEN)
+
+    def filed(self) -> "MatchQuerySet":
+        return self.filter(status=Match.Status.FILED)
+
+    def live(self) -> "MatchQuerySet":
+        """Open and filed matches: everything but the discarded."""
+        return self.exclude(status=Match.Status.DISCARDED)
+
+
+class Match(models.Model):
+    """One game at a table, from every player standing to one survivor."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        FILED = "filed", _("filed")
+        # An opened match that never happened (its table closed, or the crowning before it
+        # was undone). Kept, not deleted, so the audit trail of any undone taps survives.
+        DISCARDED = "discarded", _("discarded")
+
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="matches", verbose_name=_("table")
+    )
+    number = models.PositiveIntegerField(_("number"))
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.OPEN
+    )
+    first_dealer = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", verbose_name=_("first dealer")
+    )
+    winner = models.ForeignKey(
+        Player,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="matches_won",
+        verbose_name=_("winner"),
+    )
+    opened_at = models.DateTimeField(_("opened at"), auto_now_add=True)
+    filed_at = models.DateTimeField(_("filed at"), null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
+        ordering = ["table", "number", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["table", "number"],
+                condition=~Q(status="discarded"),
+                name="match_number_unique_per_table",
+            ),
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status="open"), name="match_one_open_per_table"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "filed", "discarded"]), name="match_status_valid"
+            ),
+            # A filed match has exactly one winner and a filing time; any other has neither.
+            models.CheckConstraint(
+                condition=(
+                    Q(status="filed", winner__isnull=False, filed_at__isnull=False)
+                    | (~Q(status="filed") & Q(winner__isnull=True, filed_at__isnull=True))
+                ),
+                name="match_winner_iff_filed",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="match_number_positive"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "filed_at"], name="match_status_filed_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.number}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
+class Seat(models.Model):
+    """A player seated in a match, in clockwise order, with the place they finished."""
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="seats", verbose_name=_("match")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="seats", verbose_name=_("player")
+    )
+    position = models.PositiveSmallIntegerField(_("seat"))
+    # Null while standing; set by the tap that knocks the player out, or to 1 by the crowning.
+    place = models.PositiveSmallIntegerField(_("place"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["match", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "player"], name="seat_player_once_per_match"),
+            models.UniqueConstraint(fields=["match", "position"], name="seat_position_unique"),
+            models.UniqueConstraint(
+                fields=["match", "place"],
+                condition=Q(place__isnull=False),
+                name="seat_place_unique_per_match",
+            ),
+            models.CheckConstraint(
+                condition=Q(place__isnull=True) | Q(place__gte=1, place__lte=MAX_PLAYERS),
+                name="seat_place_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(position__lt=MAX_PLAYERS), name="seat_position_in_range"
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "match"], name="seat_player_match_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.match}"
+
+
+class Tap(models.Model):
+    """One tap that put a player out. Undone taps stay here as the audit trail."""
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="taps", verbose_name=_("match")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="+", verbose_name=_("player")
+    )
+    place = models.PositiveSmallIntegerField(_("place"))
+    # The client's idempotency key: a request sent twice carries the same key and is
+    # answered with the first one's result instead of being applied again.
+    key = models.UUIDField(_("idempotency key"), unique=True)
+    tapped_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("tapped by"),
+    )
+    tapped_at = models.DateTimeField(_("tapped at"), auto_now_add=True)
+    undone_at = models.DateTimeField(_("undone at"), null=True, blank=True)
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("undone by"),
+    )
+
+    class Meta:
+        verbose_name = _("tap")
+        verbose_name_plural = _("taps")
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "player"],
+                condition=Q(undone_at__isnull=True),
+                name="tap_player_once_per_match",
+            ),
+            models.UniqueConstraint(
+                fields=["match", "place"],
+                condition=Q(undone_at__isnull=True),
+                name="tap_place_unique_per_match",
+            ),
+            # A tap never gives first place: the survivor is crowned, not tapped.
+            models.CheckConstraint(
+                condition=Q(place__gte=2, place__lte=MAX_PLAYERS), name="tap_place_in_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(undone_at__isnull=True, undone_by__isnull=True)
+                | Q(undone_at__isnull=False, undone_by__isnull=False),
+                name="tap_undone_by_with_undone_at",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} out {self.place} @ {self.match}"
+
+    @property
+    def is_undone(self) -> bool:
+        return self.undone_at is not None
+
+
+def points_for(mode: str, place: int | None) -> int | None:
+    """Points a place carries at a table of this mode (None: the mode keeps no points)."""
+    if mode != Table.Mode.RANKED:
+        return None
+    return RANKED_POINTS.get(place, 0) if place is not None else 0

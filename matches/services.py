@@ -1,0 +1,337 @@
+"""Every write that carries a game rule. Each runs in one transaction that first locks the
+table row (then the match row), so two tablets on one table are applied one after the other:
+no two players can take the same place and no match can be crowned twice."""
+
+import random
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.humanize.templatetags.humanize import ordinal
+from django.db import IntegrityError, transaction
+from django.db.models.functions import Lower
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .models import MAX_PLAYERS, MIN_PLAYERS, NAME_MAX_LENGTH, Match, Player, Seat, Table, Tap
+
+TABLE_NAME_MAX_LENGTH = 80
+
+TABLE_NAME_EMPTY = _("Give the table a name.")
+TABLE_NAME_TOO_LONG = _("A table name is at most 80 characters.")
+UNKNOWN_MODE = _("Choose a mode: Winner takes all or Ranked (3/2/1).")
+TOO_FEW_PLAYERS = _("A table needs at least 3 players; %(count)s given.")
+TOO_MANY_PLAYERS = _("A table seats at most 10 players; %(count)s given.")
+PLAYER_NAME_EMPTY = _("A player name cannot be empty.")
+PLAYER_NAME_TOO_LONG = _("Player names are at most 40 characters: “%(name)s” is too long.")
+DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
+TABLE_CLOSED = _("This table is closed; nothing was changed.")
+MATCH_NOT_FOUND = _("That match does not exist; nothing was changed.")
+WRONG_TABLE = _("That match belongs to another table; nothing was changed.")
+MATCH_FILED = _("Match %(number)s is already filed; nothing was changed.")
+MATCH_DISCARDED = _("Match %(number)s is no longer in play; nothing was changed.")
+UNKNOWN_PLAYER = _("That player is not seated in this match; nothing was changed.")
+ALREADY_OUT = _("%(name)s is already out; nothing was changed.")
+NOTHING_TO_UNDO = _("There is nothing to undo.")
+TAP_WAS_UNDONE = _("That tap was already recorded and has since been undone; nothing was changed.")
+TAP_NOT_FOUND = _("That tap is not on this table; nothing was changed.")
+ALREADY_UNDONE = _("That tap was already undone; nothing was changed.")
+NOT_LATEST = _(
+    "Only the most recent tap can be undone and the table has moved on since; nothing was changed."
+)
+ROSTER_LOCKED = _("The roster can only change before the first tap of a match.")
+
+
+class RuleError(Exception):
+    """A write the rules refuse. Its message is shown to the host as it is."""
+
+    def __init__(self, message: str, **params: object) -> None:
+        self.message = str(message) % params if params else str(message)
+        super().__init__(self.message)
+
+
+@dataclass(frozen=True)
+class TapResult:
+    tap: Tap
+    match: Match
+    # Set when this tap left one player standing: the winner, and the match it opened.
+    winner: Player | None
+    next_match: Match | None
+    # True when the same request (same idempotency key) had already been applied.
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    tap: Tap
+    match: Match
+    # True when the undone tap was a crowning: the match is open again.
+    reopened: bool
+
+
+def clean_player_names(names: Sequence[str]) -> list[str]:
+    """Trimmed names in seating order, or a RuleError naming the first problem."""
+    cleaned = [name.strip() for name in names]
+    seen: set[str] = set()
+    for name in cleaned:
+        if not name:
+            raise RuleError(PLAYER_NAME_EMPTY)
+        if len(name) > NAME_MAX_LENGTH:
+            raise RuleError(PLAYER_NAME_TOO_LONG, name=name)
+        if name.casefold() in seen:
+            raise RuleError(DUPLICATE_PLAYER, name=name)
+        seen.add(name.casefold())
+    if len(cleaned) < MIN_PLAYERS:
+        raise RuleError(TOO_FEW_PLAYERS, count=len(cleaned))
+    if len(cleaned) > MAX_PLAYERS:
+        raise RuleError(TOO_MANY_PLAYERS, count=len(cleaned))
+    return cleaned
+
+
+def players_resolve(*, names: Sequence[str]) -> list[Player]:
+    """The league's players for these names (created as first written), in the same order."""
+    wanted = {name.lower(): name for name in names}
+
+    def existing() -> dict[str, Player]:
+        players = Player.objects.annotate(lname=Lower("name")).filter(lname__in=wanted)
+        return {player.lname: player for player in players}
+
+    found = existing()
+    missing = [name for lname, name in wanted.items() if lname not in found]
+    if missing:
+        # Another table may create the same new player at this moment: let the unique
+        # index pick one row and read it back instead of failing.
+        Player.objects.bulk_create([Player(name=name) for name in missing], ignore_conflicts=True)
+        found = existing()
+    return [found[name.lower()] for name in names]
+
+
+def _lock_table(table_id: int) -> Table:
+    return Table.objects.select_for_update().get(pk=table_id)
+
+
+def _lock_open_table(table_id: int) -> Table:
+    table = _lock_table(table_id)
+    if not table.is_open:
+        raise RuleError(TABLE_CLOSED)
+    return table
+
+
+def _lock_match(table: Table, match_id: int) -> Match:
+    match = Match.objects.select_for_update().filter(pk=match_id).first()
+    if match is None:
+        raise RuleError(MATCH_NOT_FOUND)
+    if match.table_id != table.pk:
+        raise RuleError(WRONG_TABLE)
+    if match.status == Match.Status.FILED:
+        raise RuleError(MATCH_FILED, number=match.number)
+    if match.status == Match.Status.DISCARDED:
+        raise RuleError(MATCH_DISCARDED, number=match.number)
+    return match
+
+
+def _bump(table: Table) -> None:
+    table.version += 1
+    table.save(update_fields=["version"])
+
+
+def choose_first_dealer(players: Sequence[Player]) -> Player:
+    """The rules pick the first dealer of every game at random."""
+    return random.choice(list(players))
+
+
+def _open_match(*, table: Table, number: int, players: Sequence[Player]) -> Match:
+    match = Match.objects.create(
+        table=table, number=number, first_dealer=choose_first_dealer(players)
+    )
+    Seat.objects.bulk_create(
+        Seat(match=match, player=player, position=position)
+        for position, player in enumerate(players)
+    )
+    return match
+
+
+@transaction.atomic
+def table_launch(
+    *, name: str, player_names: Sequence[str], mode: str, by: AbstractBaseUser
+) -> Table:
+    """Launch a table and open its first match with every player standing."""
+    name = name.strip()
+    if not name:
+        raise RuleError(TABLE_NAME_EMPTY)
+    if len(name) > TABLE_NAME_MAX_LENGTH:
+        raise RuleError(TABLE_NAME_TOO_LONG)
+    if mode not in Table.Mode.values:
+        raise RuleError(UNKNOWN_MODE)
+    players = players_resolve(names=clean_player_names(player_names))
+    table = Table.objects.create(name=name, mode=mode, created_by=by)
+    _open_match(table=table, number=1, players=players)
+    return table
+
+
+@transaction.atomic
+def match_eliminate(
+    *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
+) -> TapResult:
+    """Put a player out of an open match; the tap that leaves one standing crowns and files."""
+    table = _lock_open_table(table_id)
+    # Looked up under the table lock, so a retry racing its original sees it committed.
+    earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
+    if earlier is not None:
+        if earlier.match.table_id != table.pk:
+            raise RuleError(WRONG_TABLE)
+        if earlier.is_undone:
+            raise RuleError(TAP_WAS_UNDONE)
+        return _replay(earlier)
+
+    match = _lock_match(table, match_id)
+    seats = list(match.seats.select_related("player"))
+    seat = next((s for s in seats if s.player_id == player_id), None)
+    if seat is None:
+        raise RuleError(UNKNOWN_PLAYER)
+    if seat.place is not None:
+        raise RuleError(ALREADY_OUT, name=seat.player.name)
+
+    standing = [s for s in seats if s.place is None]
+    seat.place = len(standing)
+    seat.save(update_fields=["place"])
+    try:
+        with transaction.atomic():
+            tap = Tap.objects.create(
+                match=match, player=seat.player, place=seat.place, key=key, tapped_by=by
+            )
+    except IntegrityError:
+        # The key arrived on another table's lock at the same moment: it is that request's.
+        raise RuleError(WRONG_TABLE) from None
+
+    winner = next_match = None
+    if seat.place == 2:
+        survivor = next(s for s in standing if s is not seat)
+        survivor.place = 1
+        survivor.save(update_fields=["place"])
+        winner = survivor.player
+        match.status = Match.Status.FILED
+        match.winner = winner
+        match.filed_at = timezone.now()
+        match.save(update_fields=["status", "winner", "filed_at"])
+        next_match = _open_match(
+            table=table, number=match.number + 1, players=[s.player for s in seats]
+        )
+    _bump(table)
+    return TapResult(tap=tap, match=match, winner=winner, next_match=next_match)
+
+
+def _replay(tap: Tap) -> TapResult:
+    match = tap.match
+    crowned = tap.place == 2
+    return TapResult(
+        tap=tap,
+        match=match,
+        winner=match.winner if crowned else None,
+        next_match=match.table.matches.open().first() if crowned else None,
+        replayed=True,
+    )
+
+
+@transaction.atomic
+def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) -> UndoResult:
+    """Take back the table's most recent tap, however far back; a crowning reopens its match.
+
+    tap_id names the tap the host saw as the most recent: a repeated or late undo then
+    refuses instead of taking back an older tap the host never meant."""
+    table = _lock_open_table(table_id)
+    if tap_id is not None:
+        named = Tap.objects.filter(pk=tap_id, match__table=table).first()
+        if named is None:
+            raise RuleError(TAP_NOT_FOUND)
+        if named.is_undone:
+            raise RuleError(ALREADY_UNDONE)
+    latest = (
+        Tap.objects.select_related("player")
+        .filter(match__table=table, undone_at__isnull=True)
+        .order_by("-id")
+        .first()
+    )
+    if latest is None:
+        raise RuleError(NOTHING_TO_UNDO)
+    if tap_id is not None and latest.pk != tap_id:
+        raise RuleError(NOT_LATEST)
+
+    match = Match.objects.select_for_update().get(pk=latest.match_id)
+    reopened = match.status == Match.Status.FILED
+    if reopened:
+        # The match that opened on its own after the crowning has no live taps (this one
+        # is the latest), so it goes; its rows stay for the audit trail.
+        table.matches.open().update(status=Match.Status.DISCARDED)
+        match.seats.filter(place=1).update(place=None)
+        match.status = Match.Status.OPEN
+        match.winner = None
+        match.filed_at = None
+        match.save(update_fields=["status", "winner", "filed_at"])
+    match.seats.filter(player_id=latest.player_id).update(place=None)
+    latest.undone_at = timezone.now()
+    latest.undone_by = by
+    latest.save(update_fields=["undone_at", "undone_by"])
+    _bump(table)
+    return UndoResult(tap=latest, match=match, reopened=reopened)
+
+
+@transaction.atomic
+def match_set_roster(
+    *, table_id: int, match_id: int, player_names: Sequence[str], by: AbstractBaseUser
+) -> Match:
+    """Replace the seating of an open match before its first tap (3 to 10 players)."""
+    table = _lock_open_table(table_id)
+    match = _lock_match(table, match_id)
+    if match.taps.filter(undone_at__isnull=True).exists():
+        raise RuleError(ROSTER_LOCKED)
+    players = players_resolve(names=clean_player_names(player_names))
+    match.seats.all().delete()
+    Seat.objects.bulk_create(
+        Seat(match=match, player=player, position=position)
+        for position, player in enumerate(players)
+    )
+    if match.first_dealer_id not in {player.pk for player in players}:
+        match.first_dealer = choose_first_dealer(players)
+        match.save(update_fields=["first_dealer"])
+    _bump(table)
+    return match
+
+
+@transaction.atomic
+def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
+    """Close a table for the night: no further match opens and the open one is discarded."""
+    table = _lock_open_table(table_id)
+    table.matches.open().update(status=Match.Status.DISCARDED)
+    table.closed_at = timezone.now()
+    table.version += 1
+    table.save(update_fields=["closed_at", "version"])
+    return table
+
+
+OUT_PLACED = _("%(name)s is out, %(place)s.")
+OUT = _("%(name)s is out.")
+WINS = _("%(name)s wins match %(number)s!")
+ALREADY_RECORDED = _("Already recorded: %(message)s")
+UNDONE = _("Undone: %(name)s is back in match %(number)s.")
+UNDONE_CROWNING = _("Undone: %(name)s is back and match %(number)s is open again.")
+
+
+def tap_message(result: TapResult, *, table: Table) -> str:
+    """What the host reads after a tap: "Ben is out, 4th." and, on a crowning, the winner."""
+    name = result.tap.player.name
+    if table.is_ranked:
+        message = str(OUT_PLACED) % {"name": name, "place": ordinal(result.tap.place)}
+    else:
+        message = str(OUT) % {"name": name}
+    if result.winner is not None:
+        message += " " + str(WINS) % {"name": result.winner.name, "number": result.match.number}
+    if result.replayed:
+        message = str(ALREADY_RECORDED) % {"message": message}
+    return message
+
+
+def undo_message(result: UndoResult) -> str:
+    template = UNDONE_CROWNING if result.reopened else UNDONE
+    return str(template) % {"name": result.tap.player.name, "number": result.match.number}

@@ -1,0 +1,19 @@
+from django.urls import path
+
+from . import views
+
+app_name = "matches"
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("setup/", views.setup, name="setup"),
+    path("tables/new/", views.table_new, name="table_new"),
+    path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path("tables/<int:table_id>/tap/", views.table_tap, name="tap"),
+    path("tables/<int:table_id>/undo/", views.table_undo, name="undo"),
+    path("tables/<int:table_id>/roster/", views.table_roster, name="roster"),
+    path("tables/<int:table_id>/close/", views.table_close, name="close"),
+    path("tables/<int:table_id>/matches/", views.table_matches, name="matches"),
+    path("tables/<int:table_id>/matches/<int:number>/", views.match_detail, name="match"),
+    path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
+]

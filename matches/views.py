@@ -1,0 +1,269 @@
+"""Thin views: read a form, call one service or selector, render. Every htmx request gets
+the board fragment; every plain request gets a whole page or a redirect, so the app also
+works without JavaScript."""
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
+
+from . import selectors, services
+from .forms import FirstHostForm, LaunchForm, RosterForm, TapForm, UndoForm
+from .models import Table
+
+BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
+BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page and try again.")
+CLOSED = _("Table closed. No further match will open.")
+ROSTER_SAVED = _("Roster saved for match %(number)s.")
+POLL_SECONDS = 3
+
+
+def host_required(view: Callable) -> Callable:
+    """Only a logged-in host writes; anyone else is sent to log in and nothing changes."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.user.is_authenticated and request.user.is_active:
+            return view(request, *args, **kwargs)
+        # After logging in, land on the page the write was made from, never on a POST URL.
+        after = request.get_full_path()
+        if request.method != "GET":
+            after = (
+                reverse("matches:table", args=[kwargs["table_id"]])
+                if "table_id" in kwargs
+                else reverse("matches:home")
+            )
+        response = redirect_to_login(after)
+        if request.htmx:
+            return HttpResponseClientRedirect(response.url)
+        return response
+
+    return wrapped
+
+
+def _table_or_404(table_id: int) -> Table:
+    return get_object_or_404(Table, pk=table_id)
+
+
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    tables = Table.objects.order_by("closed_at", "-created_at")[:50]
+    return render(request, "matches/home.html", {"tables": tables})
+
+
+@require_http_methods(["GET", "POST"])
+def setup(request: HttpRequest) -> HttpResponse:
+    """Create the first host account; once one exists this page is gone."""
+    if get_user_model().objects.exists():
+        raise Http404
+    form = FirstHostForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        with transaction.atomic():
+            user = form.save(commit=False)
+            user.is_staff = user.is_superuser = True
+            user.save()
+        login(request, user)
+        return redirect("matches:home")
+    return render(request, "matches/setup.html", {"form": form})
+
+
+@host_required
+@require_http_methods(["GET", "POST"])
+def table_new(request: HttpRequest) -> HttpResponse:
+    form = LaunchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            table = services.table_launch(
+                name=form.cleaned_data["name"],
+                player_names=form.cleaned_data["players"],
+                mode=form.cleaned_data["mode"],
+                by=request.user,
+            )
+        except services.RuleError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("matches:table", table_id=table.pk)
+    return render(request, "matches/table_new.html", {"form": form})
+
+
+def _board_etag(request: HttpRequest, table_id: int) -> str | None:
+    """Cheap revalidation for polling: one indexed read of the table's change counter."""
+    if len(messages.get_messages(request)):
+        return None  # a message waits to be shown: always render
+    version = selectors.table_version(table_id=table_id)
+    if version is None:
+        return None
+    # The page differs for a host (buttons, CSRF token) and a viewer, per fragment/page,
+    # and per language.
+    viewer = request.user.pk if request.user.is_authenticated else 0
+    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    who = hashlib.blake2s(f"{viewer}:{csrf}".encode(), digest_size=6).hexdigest()
+    return f'"t{table_id}.v{version}.{who}.{int(bool(request.htmx))}.{get_language()}"'
+
+
+def _render_board(request: HttpRequest, table: Table, *, status: int = 200) -> HttpResponse:
+    board = selectors.table_board(table=table)
+    is_host = request.user.is_authenticated
+    context = {
+        "board": board,
+        "table": table,
+        "is_host": is_host,
+        # One key per rendered button: a double tap or a retried request repeats it.
+        "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
+        "poll_seconds": POLL_SECONDS,
+    }
+    template = "matches/table.html#board" if request.htmx else "matches/table.html"
+    return render(request, template, context, status=status)
+
+
+@require_GET
+@vary_on_headers("HX-Request", "Cookie")
+@cache_control(no_cache=True, private=True)
+@condition(etag_func=_board_etag)
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _render_board(request, _table_or_404(table_id))
+
+
+def _after_write(request: HttpRequest, table: Table) -> HttpResponse:
+    if request.htmx:
+        return _render_board(request, table)
+    return redirect("matches:table", table_id=table.pk)
+
+
+@host_required
+@require_POST
+def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    form = TapForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, BAD_TAP)
+        return _after_write(request, table)
+    try:
+        result = services.match_eliminate(
+            table_id=table.pk,
+            match_id=form.cleaned_data["match"],
+            player_id=form.cleaned_data["player"],
+            key=form.cleaned_data["key"] or uuid.uuid4(),
+            by=request.user,
+        )
+    except services.RuleError as error:
+        messages.error(request, error.message)
+    else:
+        level = messages.SUCCESS if result.winner else messages.INFO
+        messages.add_message(request, level, services.tap_message(result, table=table))
+    table.refresh_from_db()
+    return _after_write(request, table)
+
+
+@host_required
+@require_POST
+def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    form = UndoForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, BAD_UNDO)
+        return _after_write(request, table)
+    try:
+        result = services.table_undo_last(
+            table_id=table.pk, tap_id=form.cleaned_data["tap"], by=request.user
+        )
+    except services.RuleError as error:
+        messages.error(request, error.message)
+    else:
+        messages.info(request, services.undo_message(result))
+    table.refresh_from_db()
+    return _after_write(request, table)
+
+
+@host_required
+@require_http_methods(["GET", "POST"])
+def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    board = selectors.table_board(table=table)
+    if board.match is None:
+        messages.error(request, services.TABLE_CLOSED)
+        return redirect("matches:table", table_id=table.pk)
+    initial = {
+        "match": board.match.pk,
+        "players": "\n".join(seat.player.name for seat in board.standing + board.out),
+    }
+    form = RosterForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            match = services.match_set_roster(
+                table_id=table.pk,
+                match_id=form.cleaned_data["match"],
+                player_names=form.cleaned_data["players"],
+                by=request.user,
+            )
+        except services.RuleError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, str(ROSTER_SAVED) % {"number": match.number})
+            return redirect("matches:table", table_id=table.pk)
+    context = {"table": table, "board": board, "form": form}
+    return render(request, "matches/roster.html", context)
+
+
+@host_required
+@require_POST
+def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    try:
+        services.table_close(table_id=table.pk, by=request.user)
+    except services.RuleError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, CLOSED)
+    return redirect("matches:table", table_id=table.pk)
+
+
+@require_GET
+def table_matches(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    matches = selectors.table_filed_matches(table=table)
+    return render(request, "matches/matches.html", {"table": table, "matches": matches})
+
+
+@require_GET
+def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    match = selectors.match_detail(table=table, number=number)
+    if match is None:
+        raise Http404
+    seats = sorted(match.seats.all(), key=lambda s: (s.place is None, s.place or 0, s.position))
+    context = {"table": table, "match": match, "seats": seats, "taps": list(match.taps.all())}
+    return render(request, "matches/match.html", context)
+
+
+def _api_etag(request: HttpRequest, table_id: int) -> str | None:
+    version = selectors.table_version(table_id=table_id)
+    return None if version is None else f'"api{table_id}.v{version}"'
+
+
+@require_GET
+@cache_control(no_cache=True)
+@condition(etag_func=_api_etag)
+def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
+    table = _table_or_404(table_id)
+    return JsonResponse(selectors.table_api(table=table), json_dumps_params={"ensure_ascii": False})
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A clear page instead of Django's technical one; nothing was saved."""
+    return render(request, "matches/csrf_failure.html", status=403)

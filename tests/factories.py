@@ -1,0 +1,51 @@
+"""Small helpers that build tables and play taps through the real services."""
+
+import uuid
+from collections.abc import Sequence
+
+from django.contrib.auth import get_user_model
+
+from matches import services
+from matches.models import Match, Seat, Table
+
+WORKED_GAME = ["Alice", "Ben", "Cara", "Dev"]
+
+
+def make_host(username: str = "host", password: str = "a-long-test-password"):
+    return get_user_model().objects.create_user(username=username, password=password)
+
+
+def make_table(
+    *,
+    host=None,
+    players: Sequence[str] = WORKED_GAME,
+    mode: str = Table.Mode.RANKED,
+    name: str = "Front bar",
+) -> Table:
+    host = host or get_user_model().objects.first() or make_host()
+    return services.table_launch(name=name, player_names=list(players), mode=mode, by=host)
+
+
+def open_match(table: Table) -> Match:
+    return table.matches.open().get()
+
+
+def seat_of(match: Match, name: str) -> Seat:
+    return match.seats.select_related("player").get(player__name__iexact=name)
+
+
+def tap(table: Table, name: str, *, host=None, key: uuid.UUID | None = None):
+    """Tap a player of the table's open match out, as a host would."""
+    match = open_match(table)
+    host = host or table.created_by
+    return services.match_eliminate(
+        table_id=table.pk,
+        match_id=match.pk,
+        player_id=seat_of(match, name).player_id,
+        key=key or uuid.uuid4(),
+        by=host,
+    )
+
+
+def places(match: Match) -> dict[str, int | None]:
+    return {seat.player.name: seat.place for seat in match.seats.select_related("player")}
