@@ -170,11 +170,24 @@ def table_launch(
     return table
 
 
-@transaction.atomic
 def match_eliminate(
     *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
 ) -> TapResult:
     """Put a player out of an open match; the tap that leaves one standing crowns and files."""
+    try:
+        return _match_eliminate(
+            table_id=table_id, match_id=match_id, player_id=player_id, key=key, by=by
+        )
+    except IntegrityError:
+        # Only a key already used on another table, arriving under that table's lock at the
+        # same moment, gets here: the unique index refused it and nothing was written.
+        raise RuleError(WRONG_TABLE) from None
+
+
+@transaction.atomic
+def _match_eliminate(
+    *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
+) -> TapResult:
     table = _lock_open_table(table_id)
     # Looked up under the table lock, so a retry racing its original sees it committed.
     earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
@@ -196,14 +209,9 @@ def match_eliminate(
     standing = [s for s in seats if s.place is None]
     seat.place = len(standing)
     seat.save(update_fields=["place"])
-    try:
-        with transaction.atomic():
-            tap = Tap.objects.create(
-                match=match, player=seat.player, place=seat.place, key=key, tapped_by=by
-            )
-    except IntegrityError:
-        # The key arrived on another table's lock at the same moment: it is that request's.
-        raise RuleError(WRONG_TABLE) from None
+    tap = Tap.objects.create(
+        match=match, player=seat.player, place=seat.place, key=key, tapped_by=by
+    )
 
     winner = next_match = None
     if seat.place == 2:

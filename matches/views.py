@@ -166,7 +166,6 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     else:
         level = messages.SUCCESS if result.winner else messages.INFO
         messages.add_message(request, level, services.tap_message(result, table=table))
-    table.refresh_from_db()
     return _after_write(request, table)
 
 
@@ -186,7 +185,6 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, error.message)
     else:
         messages.info(request, services.undo_message(result))
-    table.refresh_from_db()
     return _after_write(request, table)
 
 

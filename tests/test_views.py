@@ -1,0 +1,530 @@
+import json
+import re
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from matches import services
+from matches.models import Match, Player, Seat, Table, Tap
+from tests.factories import make_host, make_table, open_match, places, seat_of, tap
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def table_url(table):
+    return reverse("matches:table", args=[table.pk])
+
+
+def tap_form(table, name, key=None):
+    match = open_match(table)
+    return {"match": match.pk, "player": seat_of(match, name).player_id, "key": key or uuid.uuid4()}
+
+
+def counts():
+    return tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player))
+
+
+def button_names(html: str) -> list[str]:
+    return re.findall(r'<button type="submit" class="player"[^>]*>([^<]*)</button>', html)
+
+
+class TestFirstHost:
+    def test_every_page_leads_to_creating_the_first_host(self, client):
+        for url in ["/", reverse("login"), reverse("matches:table_new"), "/tables/1/"]:
+            response = client.get(url)
+            assert response.status_code == 302
+            assert response["Location"] == reverse("matches:setup")
+
+    def test_creating_the_first_host_logs_in_and_then_the_page_is_gone(self, client):
+        password = "correct-horse-battery"
+        response = client.post(
+            reverse("matches:setup"),
+            {"username": "maggie", "password1": password, "password2": password},
+        )
+        assert response.status_code == 302
+        user = get_user_model().objects.get()
+        assert user.username == "maggie" and user.is_superuser
+        assert client.get(reverse("matches:table_new")).status_code == 200
+        assert client.get(reverse("matches:setup")).status_code == 404
+
+    def test_weak_or_mismatched_passwords_create_nobody(self, client):
+        response = client.post(
+            reverse("matches:setup"),
+            {"username": "maggie", "password1": "abc", "password2": "abd"},
+        )
+        assert response.status_code == 200
+        assert "didn’t match" in response.content.decode()
+        assert not get_user_model().objects.exists()
+
+
+class TestLogin:
+    def test_login_form_labels_and_button(self, host, client):
+        html = client.get(reverse("login")).content.decode()
+        assert '<label for="id_username">Username</label>' in html
+        assert '<label for="id_password">Password</label>' in html
+        assert '<button type="submit" class="button button-primary">Log in</button>' in html
+
+    def test_login_then_launch(self, host, client):
+        response = client.post(
+            reverse("login"), {"username": "host", "password": "a-long-test-password"}
+        )
+        assert response.status_code == 302
+        assert client.get(reverse("matches:table_new")).status_code == 200
+
+
+class TestLaunchView:
+    def test_form_fields(self, host_client):
+        html = host_client.get(reverse("matches:table_new")).content.decode()
+        assert '<label for="id_name">Table name</label>' in html
+        assert '<label for="id_players">Players</label>' in html
+        assert "<legend>Mode</legend>" in html
+        assert "Winner takes all</label>" in html and "Ranked (3/2/1)</label>" in html
+        assert ">Launch table</button>" in html
+
+    def test_launch_lands_on_the_table_page(self, host_client):
+        response = host_client.post(
+            reverse("matches:table_new"),
+            {"name": "Front bar", "players": "Alice\nBen\r\nCara\n\nDev\n", "mode": "ranked"},
+        )
+        table = Table.objects.get()
+        assert response.status_code == 302 and response["Location"] == table_url(table)
+        page = host_client.get(table_url(table)).content.decode()
+        assert "Match 1" in page
+        assert button_names(page) == ["Alice", "Ben", "Cara", "Dev"]
+        dealer = open_match(table).first_dealer.name
+        assert f"First dealer: <strong>{dealer}</strong>" in page
+
+    @pytest.mark.parametrize(
+        ("data", "message"),
+        [
+            ({"name": ""}, "Give the table a name."),
+            ({"name": "x" * 81}, "A table name is at most 80 characters."),
+            ({"mode": "poker"}, "Choose a mode: Winner takes all or Ranked (3/2/1)."),
+            ({"mode": ""}, "Choose a mode: Winner takes all or Ranked (3/2/1)."),
+            ({"players": "Al\nBo"}, "A table needs at least 3 players; 2 given."),
+            (
+                {"players": "\n".join(f"P{i}" for i in range(11))},
+                "A table seats at most 10 players; 11 given.",
+            ),
+            (
+                {"players": "Al\nBo\nal"},
+                "“al” is listed twice (names ignore upper and lower case).",
+            ),
+            ({"players": "Al\nBo\n" + "y" * 41}, "Player names are at most 40 characters"),
+            ({"players": ""}, "List the players, one name per line."),
+        ],
+    )
+    def test_bad_input_shows_a_message_and_saves_nothing(self, host_client, data, message):
+        before = counts()
+        form = {"name": "Snug", "players": "Al\nBo\nCy", "mode": "ranked", **data}
+        response = host_client.post(reverse("matches:table_new"), form)
+        assert response.status_code == 200
+        assert message in response.content.decode()
+        assert counts() == before
+
+
+class TestTablePage:
+    def test_worked_game_through_plain_form_posts(self, host_client):
+        table = make_table(mode=Table.Mode.RANKED)
+        url = reverse("matches:tap", args=[table.pk])
+        for name, expected in [("Ben", "Ben is out, 4th."), ("Alice", "Alice is out, 3rd.")]:
+            response = host_client.post(url, tap_form(table, name))
+            assert response.status_code == 302
+            assert expected in host_client.get(table_url(table)).content.decode()
+        response = host_client.post(url, tap_form(table, "Cara"), follow=True)
+        page = response.content.decode()
+        assert "Cara is out, 2nd. Dev wins match 1!" in page
+        assert "Match 2" in page
+        assert button_names(page) == ["Alice", "Ben", "Cara", "Dev"]
+        assert "Match 1: Dev won" in page
+
+    def test_htmx_tap_returns_only_the_board_fragment(self, host_client):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
+        )
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "<html" not in html and "<h1>" not in html
+        assert "Ben is out." in html
+        assert button_names(html) == ["Alice", "Cara", "Dev"]
+        assert re.search(r'<span class="name">Ben</span> <span class="place">out</span>', html)
+
+    def test_ranked_out_list_shows_places(self, host_client):
+        table = make_table()
+        tap(table, "Ben")
+        tap(table, "Alice")
+        html = host_client.get(table_url(table)).content.decode()
+        assert '<span class="name">Ben</span> <span class="place">4th</span>' in html
+        assert '<span class="name">Alice</span> <span class="place">3rd</span>' in html
+
+    def test_undo_button_takes_back_the_latest_tap(self, host_client):
+        table = make_table()
+        latest = tap(table, "Ben").tap
+        html = host_client.get(table_url(table)).content.decode()
+        assert re.search(r'<button type="submit" class="button button-undo">Undo Ben', html)
+        response = host_client.post(
+            reverse("matches:undo", args=[table.pk]), {"tap": latest.pk}, **HTMX
+        )
+        assert "Undone: Ben is back in match 1." in response.content.decode()
+        assert "button-undo" not in response.content.decode()
+        assert places(open_match(table))["Ben"] is None
+
+    def test_no_undo_button_when_nothing_to_undo(self, host_client):
+        table = make_table()
+        assert "button-undo" not in host_client.get(table_url(table)).content.decode()
+
+    def test_a_refused_tap_says_so_and_changes_nothing(self, host_client):
+        table = make_table()
+        form = tap_form(table, "Ben")
+        host_client.post(reverse("matches:tap", args=[table.pk]), form)
+        form["key"] = uuid.uuid4()  # a second tablet, its own key
+        response = host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
+        assert "Ben is already out; nothing was changed." in response.content.decode()
+        assert Tap.objects.count() == 1
+
+    def test_a_double_tap_is_applied_once(self, host_client):
+        table = make_table()
+        form = tap_form(table, "Ben")
+        host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
+        response = host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
+        assert "Already recorded: Ben is out, 4th." in response.content.decode()
+        assert Tap.objects.count() == 1
+
+    @pytest.mark.parametrize(
+        "data",
+        [{}, {"match": "x", "player": "1"}, {"match": "1", "player": "1", "key": "nope"}],
+    )
+    def test_unreadable_tap(self, host_client, data):
+        table = make_table()
+        before = counts()
+        response = host_client.post(reverse("matches:tap", args=[table.pk]), data, follow=True)
+        assert "That tap could not be read; nothing was changed." in response.content.decode()
+        assert counts() == before
+
+    def test_tap_on_another_tables_match(self, host_client):
+        table = make_table()
+        other = make_table(name="Snug", players=["Xi", "Yu", "Zo"])
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(other, "Xi"), follow=True
+        )
+        assert str(services.WRONG_TABLE) in response.content.decode()
+        assert not Tap.objects.exists()
+
+    def test_unknown_table_is_404(self, host_client):
+        assert host_client.get("/tables/999/").status_code == 404
+        response = host_client.post("/tables/999/tap/", {"match": 1, "player": 1})
+        assert response.status_code == 404
+
+    def test_viewer_sees_no_buttons_and_polls(self, host, client):
+        table = make_table()
+        tap(table, "Ben")
+        html = client.get(table_url(table)).content.decode()
+        assert button_names(html) == []
+        assert "button-undo" not in html
+        assert '<li class="player">Alice</li>' in html
+        assert 'hx-trigger="every 3s"' in html
+
+    def test_names_are_escaped(self, host_client):
+        table = make_table(players=["<b>Bo</b>", "Al", "Cy"])
+        html = host_client.get(table_url(table)).content.decode()
+        assert "&lt;b&gt;Bo&lt;/b&gt;" in html
+        assert "<b>Bo</b>" not in html
+
+    def test_closing_the_table(self, host_client):
+        table = make_table()
+        response = host_client.post(reverse("matches:close", args=[table.pk]), follow=True)
+        html = response.content.decode()
+        assert "Table closed. No further match will open." in html
+        assert button_names(html) == []
+        assert not Match.objects.open().exists()
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), {"match": 1, "player": 1}, follow=True
+        )
+        assert "This table is closed; nothing was changed." in response.content.decode()
+
+
+class TestRosterView:
+    def test_edit_the_roster_before_the_first_tap(self, host_client):
+        table = make_table()
+        url = reverse("matches:roster", args=[table.pk])
+        assert "Alice\nBen\nCara\nDev" in host_client.get(url).content.decode()
+        response = host_client.post(
+            url,
+            {"match": open_match(table).pk, "players": "Dev\nCara\nBen\nAlice\nEve"},
+            follow=True,
+        )
+        html = response.content.decode()
+        assert "Roster saved for match 1." in html
+        assert button_names(html) == ["Dev", "Cara", "Ben", "Alice", "Eve"]
+
+    def test_bad_roster_saves_nothing(self, host_client):
+        table = make_table()
+        response = host_client.post(
+            reverse("matches:roster", args=[table.pk]),
+            {"match": open_match(table).pk, "players": "Dev\nCara"},
+        )
+        assert "A table needs at least 3 players; 2 given." in response.content.decode()
+        assert sorted(places(open_match(table))) == ["Alice", "Ben", "Cara", "Dev"]
+
+    def test_roster_locked_after_a_tap(self, host_client):
+        table = make_table()
+        tap(table, "Ben")
+        assert "Edit roster" not in host_client.get(table_url(table)).content.decode()
+        response = host_client.post(
+            reverse("matches:roster", args=[table.pk]),
+            {"match": open_match(table).pk, "players": "Dev\nCara\nAlice"},
+        )
+        assert str(services.ROSTER_LOCKED) in response.content.decode()
+
+
+class TestPermissions:
+    def write_urls(self, table):
+        match = open_match(table)
+        return [
+            (reverse("matches:table_new"), {"name": "X", "players": "A\nB\nC", "mode": "ranked"}),
+            (reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben")),
+            (reverse("matches:undo", args=[table.pk]), {}),
+            (reverse("matches:roster", args=[table.pk]), {"match": match.pk, "players": "A\nB\nC"}),
+            (reverse("matches:close", args=[table.pk]), {}),
+        ]
+
+    def test_anonymous_writes_are_refused_and_change_nothing(self, host, client):
+        table = make_table()
+        tap(table, "Alice")
+        before = counts()
+        for url, data in self.write_urls(table):
+            response = client.post(url, data)
+            assert response.status_code == 302, url
+            assert response["Location"].startswith(reverse("login")), url
+            response = client.post(url, data, **HTMX)
+            assert response.headers["HX-Redirect"].startswith(reverse("login")), url
+        assert counts() == before
+        table.refresh_from_db()
+        assert table.is_open and table.version == 1
+
+    def test_missing_csrf_token_is_refused_with_a_clear_page(self, csrf_client):
+        table = make_table()
+        before = counts()
+        for url, data in self.write_urls(table):
+            response = csrf_client.post(url, data)
+            assert response.status_code == 403, url
+            assert "nothing was saved" in response.content.decode()
+        assert counts() == before
+
+    def test_writes_need_post(self, host_client):
+        table = make_table()
+        assert host_client.get(reverse("matches:tap", args=[table.pk])).status_code == 405
+        assert host_client.get(reverse("matches:close", args=[table.pk])).status_code == 405
+
+
+class TestMatchPages:
+    def test_match_page_results_and_audit_trail(self, host, client):
+        table = make_table()
+        tap(table, "Ben")
+        tap(table, "Alice")
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        tap(table, "Alice")
+        tap(table, "Cara")
+        html = client.get(reverse("matches:match", args=[table.pk, 1])).content.decode()
+        assert "Winner: <strong>Dev</strong>" in html
+        rows = re.findall(
+            r"<tr(?: class=\"undone\")?>\s*<td>([^<]*)</td>\s*<td>\s*([^<]*?)\s*</td>\s*<td>(\d)</td>",
+            html,
+        )
+        assert rows == [
+            ("Dev", "1st", "3"),
+            ("Cara", "2nd", "2"),
+            ("Alice", "3rd", "1"),
+            ("Ben", "4th", "0"),
+        ]
+        assert html.count('<tr class="undone">') == 1
+        assert "Alice out, 3rd" in html and "by host" in html
+
+    def test_winner_takes_all_match_page_reads_out(self, host, client):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        html = client.get(reverse("matches:match", args=[table.pk, 1])).content.decode()
+        assert re.search(r"<td>Dev</td>\s*<td>\s*winner", html)
+        assert len(re.findall(r"<td>\s*out\s*</td>", html)) == 3
+        assert "Points" not in html
+
+    def test_history_lists_filed_matches(self, host, client):
+        table = make_table()
+        for _ in range(2):
+            for name in ["Ben", "Alice", "Cara"]:
+                tap(table, name)
+        html = client.get(reverse("matches:matches", args=[table.pk])).content.decode()
+        assert html.count("<td>Dev</td>") == 2
+
+    def test_unknown_match_is_404(self, host, client):
+        table = make_table()
+        assert client.get(reverse("matches:match", args=[table.pk, 7])).status_code == 404
+
+
+class TestApi:
+    def test_ranked_shape(self, host, client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        tap(table, "Dev")
+        data = client.get(reverse("matches:api_table", args=[table.pk])).json()
+        second = open_match(table)
+        filed = table.matches.get(number=1)
+        assert data == {
+            "id": table.pk,
+            "name": "Front bar",
+            "mode": "ranked",
+            "is_open": True,
+            "current_match": {
+                "number": 2,
+                "first_dealer": second.first_dealer.name,
+                "standing": ["Alice", "Ben", "Cara"],
+                "out": [{"player": "Dev", "place": 4}],
+            },
+            "matches": [
+                {
+                    "number": 1,
+                    "filed_at": filed.filed_at.isoformat(),
+                    "winner": "Dev",
+                    "results": [
+                        {"player": "Dev", "place": 1, "points": 3},
+                        {"player": "Cara", "place": 2, "points": 2},
+                        {"player": "Alice", "place": 3, "points": 1},
+                        {"player": "Ben", "place": 4, "points": 0},
+                    ],
+                }
+            ],
+        }
+        assert data["matches"][0]["filed_at"].endswith("+00:00")
+
+    def test_winner_takes_all_shape_and_closed_table(self, host, client):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        tap(table, "Dev")
+        services.table_close(table_id=table.pk, by=host)
+        data = json.loads(client.get(reverse("matches:api_table", args=[table.pk])).content)
+        assert data["mode"] == "winner_takes_all" and data["is_open"] is False
+        assert data["current_match"] is None
+        assert data["matches"][0]["results"] == [
+            {"player": "Dev", "place": 1, "points": None},
+            {"player": "Cara", "place": None, "points": None},
+            {"player": "Alice", "place": None, "points": None},
+            {"player": "Ben", "place": None, "points": None},
+        ]
+
+    def test_wta_current_out_has_no_place(self, host, client):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
+        tap(table, "Ben")
+        data = client.get(reverse("matches:api_table", args=[table.pk])).json()
+        assert data["current_match"]["out"] == [{"player": "Ben", "place": None}]
+
+    def test_unknown_table(self, host, client):
+        assert client.get(reverse("matches:api_table", args=[404])).status_code == 404
+
+
+class TestConditionalPolling:
+    def test_304_when_nothing_changed_and_a_new_etag_after_a_tap(self, host, client):
+        table = make_table()
+        url = table_url(table)
+        first = client.get(url, **HTMX)
+        etag = first["ETag"]
+        assert client.get(url, HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
+        tap(table, "Ben")
+        response = client.get(url, HTTP_IF_NONE_MATCH=etag, **HTMX)
+        assert response.status_code == 200
+        assert response["ETag"] != etag
+        assert "Ben" in response.content.decode()
+
+    def test_host_and_viewer_get_different_etags(self, host, host_client):
+        table = make_table()
+        viewer = Client().get(table_url(table))["ETag"]
+        assert host_client.get(table_url(table))["ETag"] != viewer
+
+    def test_a_pending_message_is_never_hidden_by_a_304(self, host_client):
+        table = make_table()
+        tap(table, "Ben")
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        etag = host_client.get(table_url(table))["ETag"]
+        # A refused tap changes nothing, so the version stays; its message must still show.
+        host_client.post(reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"))
+        response = host_client.get(table_url(table), HTTP_IF_NONE_MATCH=etag)
+        assert response.status_code == 200
+        assert "Ben is already out; nothing was changed." in response.content.decode()
+        assert host_client.get(table_url(table), HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+    def test_api_etag(self, host, client):
+        table = make_table()
+        url = reverse("matches:api_table", args=[table.pk])
+        etag = client.get(url)["ETag"]
+        assert client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+def play_matches(table, count):
+    for _ in range(count):
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+
+
+class TestQueryCounts:
+    @pytest.mark.parametrize("filed", [1, 50])
+    def test_tap(self, host_client, django_assert_num_queries, filed):
+        table = make_table()
+        play_matches(table, filed)
+        url = reverse("matches:tap", args=[table.pk])
+        form = tap_form(table, "Ben")
+        with django_assert_num_queries(TAP_QUERIES):
+            response = host_client.post(url, form, **HTMX)
+        assert "Ben is out, 4th." in response.content.decode()
+
+    @pytest.mark.parametrize("filed", [1, 50])
+    def test_crowning_tap(self, host_client, django_assert_num_queries, filed):
+        table = make_table()
+        play_matches(table, filed)
+        tap(table, "Ben")
+        tap(table, "Alice")
+        url = reverse("matches:tap", args=[table.pk])
+        form = tap_form(table, "Cara")
+        with django_assert_num_queries(CROWNING_QUERIES):
+            response = host_client.post(url, form, **HTMX)
+        assert "Dev wins match" in response.content.decode()
+
+    @pytest.mark.parametrize("filed", [1, 50])
+    def test_table_page_for_a_host(self, host_client, django_assert_num_queries, filed):
+        table = make_table()
+        play_matches(table, filed)
+        tap(table, "Ben")
+        with django_assert_num_queries(HOST_PAGE_QUERIES):
+            assert host_client.get(table_url(table)).status_code == 200
+
+    @pytest.mark.parametrize("filed", [1, 50])
+    def test_table_page_for_a_viewer_and_its_304(
+        self, host, client, django_assert_num_queries, filed
+    ):
+        table = make_table()
+        play_matches(table, filed)
+        with django_assert_num_queries(VIEWER_PAGE_QUERIES):
+            etag = client.get(table_url(table), **HTMX)["ETag"]
+        with django_assert_num_queries(VIEWER_304_QUERIES):
+            assert client.get(table_url(table), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
+
+
+# Session and user (2); the table (1); in the transaction, two savepoint statements under test,
+# the table lock, the idempotency key, the match lock, the seats, the seat, the tap and the
+# table version (9); then the board fragment: open match, seats, last tap, recent matches (4).
+TAP_QUERIES = 16
+# The crowning also saves the winner's seat and the match, opens the next match and its seats.
+CROWNING_QUERIES = 20
+# Session, user, the ETag's version read, the table, then the board's 4 reads.
+HOST_PAGE_QUERIES = 8
+# No session: the first-host check, the version, the table and the board's 4 reads.
+VIEWER_PAGE_QUERIES = 7
+# The first-host check and one indexed read of the version.
+VIEWER_304_QUERIES = 2
