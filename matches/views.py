@@ -31,6 +31,7 @@ BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page 
 CLOSED = _("Table closed. No further match will open.")
 ROSTER_SAVED = _("Roster saved for match %(number)s.")
 POLL_SECONDS = 3
+BOARD_ETAG_HEADER = "X-Board-ETag"
 
 
 def host_required(view: Callable) -> Callable:
@@ -105,6 +106,10 @@ def _board_etag(request: HttpRequest, table_id: int) -> str | None:
     """Cheap revalidation for polling: one indexed read of the table's change counter."""
     if len(messages.get_messages(request)):
         return None  # a message waits to be shown: always render
+    return _board_version_tag(request, table_id)
+
+
+def _board_version_tag(request: HttpRequest, table_id: int) -> str | None:
     version = selectors.table_version(table_id=table_id)
     if version is None:
         return None
@@ -140,9 +145,13 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 def _after_write(request: HttpRequest, table: Table) -> HttpResponse:
-    if request.htmx:
-        return _render_board(request, table)
-    return redirect("matches:table", table_id=table.pk)
+    if not request.htmx:
+        return redirect("matches:table", table_id=table.pk)
+    response = _render_board(request, table)
+    # The tag a poll of this board would now get: the page's script sends it back, so the
+    # polls answer 304 and the message stays on screen until the table changes again.
+    response[BOARD_ETAG_HEADER] = _board_version_tag(request, table.pk) or ""
+    return response
 
 
 @host_required

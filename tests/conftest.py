@@ -1,21 +1,28 @@
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from tests.factories import make_host
 
 
-@pytest.fixture(autouse=True)
-def _plain_http_and_static(settings):
-    # Tests speak plain HTTP to the test client and do not need collectstatic's manifest;
-    # production keeps both (see test_settings.py for the production values).
-    settings.SECURE_SSL_REDIRECT = False
-    settings.SESSION_COOKIE_SECURE = False
-    settings.CSRF_COOKIE_SECURE = False
-    settings.SECURE_HSTS_SECONDS = 0
-    settings.STORAGES = {
+@pytest.fixture(autouse=True, scope="session")
+def _plain_http_and_static():
+    """Tests speak plain HTTP (the test client and the live server for the browser) and need
+    no collectstatic manifest. Session-wide, so the live server starts with it. Production
+    keeps HTTPS on; test_settings.py checks those values."""
+    from django.conf import settings
+
+    storages = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    with override_settings(
+        SECURE_SSL_REDIRECT=False,
+        SESSION_COOKIE_SECURE=False,
+        CSRF_COOKIE_SECURE=False,
+        SECURE_HSTS_SECONDS=0,
+        STORAGES=storages,
+    ):
+        yield
 
 
 @pytest.fixture

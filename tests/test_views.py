@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from matches import services
 from matches.models import Match, Player, Seat, Table, Tap
-from tests.factories import make_host, make_table, open_match, places, seat_of, tap
+from tests.factories import make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
 
@@ -460,6 +460,16 @@ class TestConditionalPolling:
         assert "Ben is already out; nothing was changed." in response.content.decode()
         assert host_client.get(table_url(table), HTTP_IF_NONE_MATCH=etag).status_code == 304
 
+    def test_a_tap_answers_with_the_tag_the_next_poll_gets(self, host_client):
+        table = make_table()
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
+        )
+        tag = response["X-Board-ETag"]
+        assert tag
+        assert host_client.get(table_url(table), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+
     def test_api_etag(self, host, client):
         table = make_table()
         url = reverse("matches:api_table", args=[table.pk])
@@ -518,10 +528,11 @@ class TestQueryCounts:
 
 # Session and user (2); the table (1); in the transaction, two savepoint statements under test,
 # the table lock, the idempotency key, the match lock, the seats, the seat, the tap and the
-# table version (9); then the board fragment: open match, seats, last tap, recent matches (4).
-TAP_QUERIES = 16
+# table version (9); then the board fragment: open match, seats, last tap, recent matches (4);
+# and the version once more for the X-Board-ETag header (1).
+TAP_QUERIES = 17
 # The crowning also saves the winner's seat and the match, opens the next match and its seats.
-CROWNING_QUERIES = 20
+CROWNING_QUERIES = 21
 # Session, user, the ETag's version read, the table, then the board's 4 reads.
 HOST_PAGE_QUERIES = 8
 # No session: the first-host check, the version, the table and the board's 4 reads.

@@ -1,9 +1,12 @@
-// Brag Tables: the only script besides htmx. Everything works without it; this makes
-// network trouble visible and lets the host retry. A retried tap resends the same form, so
-// the same idempotency key, and the server applies it at most once.
+// Brag Tables: the only script besides htmx. Everything works without it; this keeps the
+// board's polling cheap and makes network trouble visible with a way to retry. A retried tap
+// resends the same form, so the same idempotency key: the server applies it at most once.
 (function () {
   "use strict";
   var failed = null;
+  // The ETag of the board on screen. Sent by our own polls, the server's 304 reaches htmx,
+  // which leaves the board (and the message on it) as it is until the table changes.
+  var boardTag = null;
 
   function banner() {
     return document.getElementById("network-status");
@@ -25,19 +28,37 @@
     }
   }
 
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (event.detail.verb === "get" && boardTag) {
+      event.detail.headers["If-None-Match"] = boardTag;
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status === 200) {
+      var isPoll = event.detail.requestConfig && event.detail.requestConfig.verb === "get";
+      // A tap or undo answers with the tag a poll would now get.
+      var tag = xhr.getResponseHeader(isPoll ? "ETag" : "X-Board-ETag");
+      if (isPoll || tag !== null) {
+        boardTag = tag || null;
+      }
+    }
+    if (event.detail.successful && failed !== null) {
+      clearTrouble();
+    }
+  });
+
   document.addEventListener("htmx:sendError", function (event) {
     showTrouble(event.detail.elt);
   });
+
   document.addEventListener("htmx:responseError", function (event) {
     if (event.detail.xhr && event.detail.xhr.status >= 500) {
       showTrouble(event.detail.elt);
     }
   });
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.successful && failed !== null) {
-      clearTrouble();
-    }
-  });
+
   document.addEventListener("click", function (event) {
     if (event.target && event.target.id === "network-retry" && failed !== null) {
       var elt = failed;

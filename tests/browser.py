@@ -1,0 +1,82 @@
+"""Playwright helpers: Debian's Chromium, tablets with touch, a logged-in host."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+# As root Chromium needs --no-sandbox; the rest keep it off a network it cannot reach.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+LANDSCAPE = {"width": 1024, "height": 768}
+PORTRAIT = {"width": 768, "height": 1024}
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+PASSWORD = "a-long-test-password"
+# The polling interval is 3 s; give a change one more interval to show.
+SYNC_TIMEOUT_MS = 7000
+
+
+def require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    message = (
+        f"Chromium not found at {CHROMIUM}. The browser tests need Debian's Chromium: "
+        "sudo apt-get install chromium  (or set CHROMIUM_PATH)."
+    )
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def tablet(browser: Browser, viewport: dict | None = None, **options) -> BrowserContext:
+    return browser.new_context(
+        viewport=viewport or LANDSCAPE, has_touch=True, is_mobile=False, locale="en-GB", **options
+    )
+
+
+def log_in(page: Page, base_url: str, username: str = "host") -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name=re.compile(r"^Log out"))).to_be_visible()
+
+
+def launch(page: Page, base_url: str, *, name: str, players: list[str], mode: str) -> int:
+    page.goto(f"{base_url}/tables/new/")
+    page.get_by_label("Table name").fill(name)
+    page.get_by_label("Players").fill("\n".join(players))
+    page.get_by_role("group", name="Mode").get_by_label(mode).check()
+    page.get_by_role("button", name="Launch table").click()
+    expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+    return int(re.search(r"/tables/(\d+)/$", page.url).group(1))
+
+
+def player_button(page: Page, name: str):
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def standing_names(page: Page) -> list[str]:
+    return page.locator("button.player").all_inner_texts()
+
+
+def freeze_polling(page: Page) -> None:
+    """Hold a tablet's view still: its polls answer 204 (htmx leaves the board as it is)."""
+
+    def handle(route):
+        if route.request.method == "GET" and route.request.headers.get("hx-request"):
+            route.fulfill(status=204)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/tables/\d+/$"), handle)
