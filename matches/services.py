@@ -26,6 +26,9 @@ TOO_MANY_PLAYERS = _("A table seats at most 10 players; %(count)s given.")
 PLAYER_NAME_EMPTY = _("A player name cannot be empty.")
 PLAYER_NAME_TOO_LONG = _("Player names are at most 40 characters: “%(name)s” is too long.")
 DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
+NOT_YOUR_TABLE = _(
+    "Only the host who launched this table, or an admin, can change it; nothing was changed."
+)
 TABLE_CLOSED = _("This table is closed; nothing was changed.")
 MATCH_NOT_FOUND = _("That match does not exist; nothing was changed.")
 WRONG_TABLE = _("That match belongs to another table; nothing was changed.")
@@ -107,12 +110,18 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
     return [found[name.lower()] for name in names]
 
 
-def _lock_table(table_id: int) -> Table:
-    return Table.objects.select_for_update().get(pk=table_id)
+def can_host(user: AbstractBaseUser, table: Table) -> bool:
+    """The host who launched a table acts on it, and so do admins and hosts given the
+    "change table" permission (for a second host sharing the table)."""
+    return user.is_authenticated and (
+        user.pk == table.created_by_id or user.is_superuser or user.has_perm("matches.change_table")
+    )
 
 
-def _lock_open_table(table_id: int) -> Table:
-    table = _lock_table(table_id)
+def _lock_open_table(table_id: int, by: AbstractBaseUser) -> Table:
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if not can_host(by, table):
+        raise RuleError(NOT_YOUR_TABLE)
     if not table.is_open:
         raise RuleError(TABLE_CLOSED)
     return table
@@ -188,7 +197,7 @@ def match_eliminate(
 def _match_eliminate(
     *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
 ) -> TapResult:
-    table = _lock_open_table(table_id)
+    table = _lock_open_table(table_id, by)
     # Looked up under the table lock, so a retry racing its original sees it committed.
     earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
     if earlier is not None:
@@ -248,7 +257,7 @@ def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) 
 
     tap_id names the tap the host saw as the most recent: a repeated or late undo then
     refuses instead of taking back an older tap the host never meant."""
-    table = _lock_open_table(table_id)
+    table = _lock_open_table(table_id, by)
     if tap_id is not None:
         named = Tap.objects.filter(pk=tap_id, match__table=table).first()
         if named is None:
@@ -290,7 +299,7 @@ def match_set_roster(
     *, table_id: int, match_id: int, player_names: Sequence[str], by: AbstractBaseUser
 ) -> Match:
     """Replace the seating of an open match before its first tap (3 to 10 players)."""
-    table = _lock_open_table(table_id)
+    table = _lock_open_table(table_id, by)
     match = _lock_match(table, match_id)
     if match.taps.filter(undone_at__isnull=True).exists():
         raise RuleError(ROSTER_LOCKED)
@@ -310,7 +319,7 @@ def match_set_roster(
 @transaction.atomic
 def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
     """Close a table for the night: no further match opens and the open one is discarded."""
-    table = _lock_open_table(table_id)
+    table = _lock_open_table(table_id, by)
     table.matches.open().update(status=Match.Status.DISCARDED)
     table.closed_at = timezone.now()
     table.version += 1

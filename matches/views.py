@@ -78,7 +78,7 @@ def setup(request: HttpRequest) -> HttpResponse:
             user = form.save(commit=False)
             user.is_staff = user.is_superuser = True
             user.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("matches:home")
     return render(request, "matches/setup.html", {"form": form})
 
@@ -123,7 +123,7 @@ def _board_version_tag(request: HttpRequest, table_id: int) -> str | None:
 
 def _render_board(request: HttpRequest, table: Table, *, status: int = 200) -> HttpResponse:
     board = selectors.table_board(table=table)
-    is_host = request.user.is_authenticated
+    is_host = services.can_host(request.user, table)
     context = {
         "board": board,
         "table": table,
@@ -201,6 +201,9 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
+    if not services.can_host(request.user, table):
+        messages.error(request, services.NOT_YOUR_TABLE)
+        return redirect("matches:table", table_id=table.pk)
     board = selectors.table_board(table=table)
     if board.match is None:
         messages.error(request, services.TABLE_CLOSED)

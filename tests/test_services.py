@@ -297,6 +297,8 @@ class TestUndo:
     def test_undo_records_who_and_when(self):
         table = make_table()
         other = make_host("second")
+        other.is_superuser = True
+        other.save()
         tap(table, "Ben")
         services.table_undo_last(table_id=table.pk, tap_id=None, by=other)
         audit = Tap.objects.get()
