@@ -3,7 +3,7 @@ history: the table page and its polling stay cheap all season."""
 
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch
+from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q
 
 from .models import Match, Seat, Table, Tap, points_for
 
@@ -125,3 +125,87 @@ def table_api(*, table: Table) -> dict:
             for match in filed
         ],
     }
+
+
+def integrity_problems() -> list[str]:
+    """Every broken game rule in the database, found with a fixed number of aggregate queries.
+
+    The constraints should make most of these impossible; this finds damage done around them
+    (raw SQL, a restore from a bad copy, a constraint dropped by hand)."""
+    problems: list[str] = []
+    live = Match.objects.live().select_related("table")
+    per_match = live.annotate(
+        seated=Count("seats"),
+        placed=Count("seats", filter=Q(seats__place__isnull=False)),
+        distinct_places=Count("seats__place", distinct=True),
+        firsts=Count("seats", filter=Q(seats__place=1)),
+        low=Min("seats__place"),
+        high=Max("seats__place"),
+        winner_first=Exists(
+            Seat.objects.filter(match=OuterRef("pk"), place=1, player=OuterRef("winner"))
+        ),
+    )
+    for m in per_match.iterator(chunk_size=2000):
+        where = f"Table {m.table.name!r} (#{m.table_id}) match {m.number}"
+        if m.distinct_places != m.placed:
+            problems.append(f"{where}: two players share a place")
+        if m.status == Match.Status.FILED:
+            if m.winner_id is None or m.filed_at is None:
+                problems.append(f"{where}: filed without a winner")
+            if m.firsts > 1:
+                problems.append(f"{where}: two winners")
+            elif not m.winner_first:
+                problems.append(f"{where}: the winner is not the player in first place")
+            if (m.placed, m.low, m.high) != (m.seated, 1, m.seated):
+                problems.append(f"{where}: places do not run {m.seated}..1")
+        else:
+            if m.winner_id is not None or m.firsts:
+                problems.append(f"{where}: a winner in a match still open")
+            if m.placed and (m.high != m.seated or m.low != m.seated - m.placed + 1):
+                problems.append(f"{where}: places do not run down from {m.seated}")
+            if m.seated - m.placed < 2:
+                problems.append(f"{where}: open with fewer than two standing")
+        if not 3 <= m.seated <= 10:
+            problems.append(f"{where}: {m.seated} players seated")
+
+    for row in (
+        Match.objects.open()
+        .values("table_id", "table__name")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    ):
+        problems.append(
+            f"Table {row['table__name']!r} (#{row['table_id']}): {row['n']} open matches"
+        )
+    for m in Match.objects.open().filter(table__closed_at__isnull=False).select_related("table"):
+        problems.append(
+            f"Table {m.table.name!r} (#{m.table_id}): closed with match {m.number} open"
+        )
+
+    active = Tap.objects.filter(undone_at__isnull=True, match__status__in=["open", "filed"])
+    seated = Seat.objects.filter(match=OuterRef("match"), player=OuterRef("player"))
+    for t in active.filter(~Exists(seated)).select_related("match__table", "player"):
+        problems.append(
+            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
+            f"{t.player.name} was eliminated but is not seated"
+        )
+    for t in active.filter(
+        Exists(seated), ~Exists(seated.filter(place=OuterRef("place")))
+    ).select_related("match__table", "player"):
+        problems.append(
+            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
+            f"{t.player.name}'s tap and seat disagree on the place"
+        )
+    tapped = Tap.objects.filter(
+        undone_at__isnull=True, match=OuterRef("match"), player=OuterRef("player")
+    )
+    for s in (
+        Seat.objects.filter(place__gte=2, match__status__in=["open", "filed"])
+        .filter(~Exists(tapped))
+        .select_related("match__table", "player")
+    ):
+        problems.append(
+            f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
+            f"{s.player.name} has place {s.place} without a tap"
+        )
+    return problems
