@@ -1,0 +1,191 @@
+"""Random sequences of launch, tap, undo, roster edit and close on several tables keep every
+rule, and places and points always equal what a simple reference model computes."""
+
+import uuid
+from dataclasses import dataclass, field
+
+import pytest
+from django.db import transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from matches import services
+from matches.models import Table, points_for
+from matches.selectors import integrity_problems
+
+pytestmark = pytest.mark.django_db
+
+POOL = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "ann"]
+MODES = ["ranked", "winner_takes_all"]
+
+
+@dataclass
+class RefMatch:
+    roster: list[str]
+    out: list[str] = field(default_factory=list)
+    winner: str | None = None
+
+    def places(self) -> dict[str, int | None]:
+        result = dict.fromkeys(self.roster)
+        for index, name in enumerate(self.out):
+            result[name] = len(self.roster) - index
+        if self.winner:
+            result[self.winner] = 1
+        return result
+
+
+@dataclass
+class RefTable:
+    mode: str
+    matches: list[RefMatch]
+    closed: bool = False
+    taps: list[int] = field(default_factory=list)  # match index of each live tap, in order
+
+    @property
+    def current(self) -> RefMatch | None:
+        if self.closed or self.matches[-1].winner:
+            return None
+        return self.matches[-1]
+
+    def tap(self, name: str) -> bool:
+        match = self.current
+        seated = [n for n in match.roster if n.casefold() == name.casefold()] if match else []
+        if not seated or seated[0] in match.out:
+            return False
+        name = seated[0]
+        match.out.append(name)
+        self.taps.append(len(self.matches) - 1)
+        standing = [n for n in match.roster if n not in match.out]
+        if len(standing) == 1:
+            match.winner = standing[0]
+            self.matches.append(RefMatch(roster=list(match.roster)))
+        return True
+
+    def undo(self) -> bool:
+        if self.closed or not self.taps:
+            return False
+        index = self.taps.pop()
+        if index != len(self.matches) - 1:  # the crowning: its next match goes
+            self.matches.pop()
+        match = self.matches[index]
+        match.winner = None
+        match.out.pop()
+        return True
+
+    def set_roster(self, names: list[str]) -> bool:
+        match = self.current
+        folded = [n.casefold() for n in names]
+        if (
+            match is None
+            or match.out
+            or len(set(folded)) != len(folded)
+            or not 3 <= len(names) <= 10
+        ):
+            return False
+        match.roster = list(names)
+        return True
+
+    def close(self) -> bool:
+        if self.closed:
+            return False
+        if self.current is not None:
+            self.matches.pop()
+        self.closed = True
+        return True
+
+
+def fold(places: dict[str, int | None]) -> dict[str, int | None]:
+    return {name.casefold(): place for name, place in places.items()}
+
+
+def db_state(table: Table) -> list[dict[str, int | None]]:
+    result = []
+    for match in table.matches.live().order_by("number").prefetch_related("seats__player"):
+        result.append(fold({s.player.name: s.place for s in match.seats.all()}))
+    return result
+
+
+table_index = st.integers(min_value=0, max_value=2)
+operations = st.lists(
+    st.one_of(
+        st.tuples(st.just("launch"), st.sampled_from(MODES), st.lists(st.sampled_from(POOL[:7]), min_size=3, max_size=6, unique=True)),
+        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
+        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
+        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
+        st.tuples(st.just("undo"), table_index),
+        st.tuples(st.just("roster"), table_index, st.lists(st.sampled_from(POOL), min_size=2, max_size=7, unique=True)),
+        st.tuples(st.just("close"), table_index),
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(ops=operations)
+def test_random_play_matches_the_reference_model(host, ops):
+    with transaction.atomic():
+        play(host, ops)
+        transaction.set_rollback(True)
+
+
+def play(host, ops) -> None:
+    tables: list[tuple[Table, RefTable]] = []
+    for op in ops:
+        if op[0] == "launch":
+            table = services.table_launch(name="T", player_names=op[2], mode=op[1], by=host)
+            tables.append((table, RefTable(mode=op[1], matches=[RefMatch(roster=list(op[2]))])))
+            continue
+        if not tables:
+            continue
+        table, ref = tables[op[1] % len(tables)]
+        match = table.matches.order_by("-id").first()
+        try:
+            if op[0] == "tap":
+                expected = ref.tap(op[2])
+                player = (
+                    match.seats.filter(player__name__iexact=op[2])
+                    .values_list("player_id", flat=True)
+                    .first()
+                )
+                services.match_eliminate(
+                    table_id=table.pk,
+                    match_id=match.pk,
+                    player_id=player or 0,
+                    key=uuid.uuid4(),
+                    by=host,
+                )
+            elif op[0] == "undo":
+                expected = ref.undo()
+                services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+            elif op[0] == "roster":
+                expected = ref.set_roster(op[2])
+                services.match_set_roster(
+                    table_id=table.pk, match_id=match.pk, player_names=op[2], by=host
+                )
+            else:
+                expected = ref.close()
+                services.table_close(table_id=table.pk, by=host)
+            applied = True
+        except services.RuleError:
+            applied = False
+        assert applied == expected, (op, ref)
+        assert db_state(table) == [fold(m.places()) for m in ref.matches], (op, ref)
+
+    for table, ref in tables:
+        table.refresh_from_db()
+        for number, (match, model) in enumerate(
+            zip(table.matches.filed().order_by("number"), ref.matches, strict=False), 1
+        ):
+            assert match.number == number
+            assert match.winner.name.casefold() == model.winner.casefold()
+            points = {
+                s.player.name.casefold(): points_for(table.mode, s.place)
+                for s in match.seats.select_related("player")
+            }
+            expected = {n.casefold(): points_for(ref.mode, p) for n, p in model.places().items()}
+            assert points == expected
+    assert integrity_problems() == []
