@@ -80,3 +80,62 @@ class FirstHostForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username",)
+
+
+class StandingsFilterForm(forms.Form):
+    """The standings filters, as query parameters a user can share: table, from, to."""
+
+    label_suffix = ""
+    table = forms.ModelChoiceField(
+        label=_("Table"),
+        queryset=Table.objects.order_by("name", "id"),
+        required=False,
+        empty_label=_("All tables"),
+        error_messages={"invalid_choice": _("There is no such table.")},
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        date_errors = {"invalid": _("Enter dates as YYYY-MM-DD.")}
+        # "from" is a Python keyword, so these two are added by name.
+        self.fields["from"] = forms.DateField(
+            label=_("From"),
+            required=False,
+            input_formats=["%Y-%m-%d"],
+            widget=forms.DateInput(attrs={"type": "date"}),
+            error_messages=date_errors,
+        )
+        self.fields["to"] = forms.DateField(
+            label=_("To"),
+            required=False,
+            input_formats=["%Y-%m-%d"],
+            widget=forms.DateInput(attrs={"type": "date"}),
+            error_messages=date_errors,
+        )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        start, end = cleaned.get("from"), cleaned.get("to")
+        if start and end and start > end:
+            raise forms.ValidationError(_("The start date is after the end date."))
+        return cleaned
+
+    def first_error(self) -> str:
+        return next(str(e) for errors in self.errors.values() for e in errors)
+
+    def selector_kwargs(self) -> dict:
+        table = self.cleaned_data.get("table")
+        return {
+            "table_id": table.pk if table else None,
+            "date_from": self.cleaned_data.get("from"),
+            "date_to": self.cleaned_data.get("to"),
+        }
+
+    def as_json(self) -> dict:
+        table = self.cleaned_data.get("table")
+        start, end = self.cleaned_data.get("from"), self.cleaned_data.get("to")
+        return {
+            "table": table.pk if table else None,
+            "from": start.isoformat() if start else None,
+            "to": end.isoformat() if end else None,
+        }

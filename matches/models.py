@@ -3,8 +3,7 @@ the database constraints that stand behind them."""
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
-from django.db.models.functions import Lower
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 MIN_PLAYERS = 3
@@ -13,23 +12,35 @@ NAME_MAX_LENGTH = 40
 RANKED_POINTS = {1: 3, 2: 2, 3: 1}
 
 
+def name_key(name: str) -> str:
+    """How a name is matched: "alice", "Alice" and "ALICE" are one player, and so are "Åsa"
+    and "åsa" (Unicode case folding, which SQLite's LOWER() does not do)."""
+    return name.strip().casefold()
+
+
 class Player(models.Model):
-    """A person in the league, known by one name whatever its case."""
+    """A person in the league, known by one name whatever its case, shown as first written."""
 
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
+    key = models.CharField(_("matching key"), max_length=3 * NAME_MAX_LENGTH, editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("player")
         verbose_name_plural = _("players")
-        ordering = [Lower("name")]
+        ordering = ["key"]
         constraints = [
-            models.UniqueConstraint(Lower("name"), name="player_name_unique_ci"),
+            models.UniqueConstraint(fields=["key"], name="player_name_unique_ci"),
             models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+            models.CheckConstraint(condition=~Q(key=""), name="player_key_not_empty"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        self.key = name_key(self.name)
+        super().save(*args, **kwargs)
 
 
 class TableQuerySet(models.QuerySet):
@@ -273,3 +284,42 @@ def points_for(mode: str, place: int | None) -> int | None:
     if mode != Table.Mode.RANKED:
         return None
     return RANKED_POINTS.get(place, 0) if place is not None else 0
+
+
+class Tally(models.Model):
+    """A player's filed results at one table on one day, kept by the services as matches are
+    filed and unfiled, so standings add up a few rows per player instead of every match."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("player")
+    )
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("table")
+    )
+    day = models.DateField(_("day"))
+    played = models.PositiveIntegerField(_("played"), default=0)
+    wins = models.PositiveIntegerField(_("wins"), default=0)
+    # Ranked tables only: a winner-takes-all match names no 2nd or 3rd and carries no points.
+    seconds = models.PositiveIntegerField(_("2nds"), default=0)
+    thirds = models.PositiveIntegerField(_("3rds"), default=0)
+    points = models.PositiveIntegerField(_("points"), default=0)
+
+    class Meta:
+        verbose_name = _("tally")
+        verbose_name_plural = _("tallies")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "table", "day"], name="tally_unique"),
+            models.CheckConstraint(
+                condition=Q(wins__lte=F("played"))
+                & Q(seconds__lte=F("played"))
+                & Q(thirds__lte=F("played")),
+                name="tally_counts_within_played",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["day", "player"], name="tally_day_player_idx"),
+            models.Index(fields=["table", "day"], name="tally_table_day_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.table} {self.day}"

@@ -1,11 +1,25 @@
 """Reads that span relations. Each runs a fixed number of queries, however long the table's
 history: the table page and its polling stay cheap all season."""
 
+import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Exists, Max, Min, OuterRef, Prefetch, Q
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    Sum,
+    Value,
+    When,
+)
 
-from .models import Match, Seat, Table, Tap, points_for
+from .models import RANKED_POINTS, Match, Player, Seat, Table, Tally, Tap, points_for
 
 RECENT_MATCHES = 5
 
@@ -208,4 +222,188 @@ def integrity_problems() -> list[str]:
             f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
             f"{s.player.name} has place {s.place} without a tap"
         )
+    problems.extend(tally_mismatches())
     return problems
+
+
+def _standing_key(row: dict) -> tuple[int, ...]:
+    return tuple(
+        row[f] for f in ("points_sum", "wins_sum", "seconds_sum", "thirds_sum", "played_sum")
+    )
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    shared: bool
+    player_id: int
+    player: str
+    played: int
+    wins: int
+    seconds: int
+    thirds: int
+    points: int
+
+    @property
+    def win_percent(self) -> float:
+        return 100 * self.wins / self.played if self.played else 0.0
+
+
+def _tally_filter(
+    table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
+) -> Q:
+    where = Q()
+    if table_id is not None:
+        where &= Q(table_id=table_id)
+    if date_from is not None:
+        where &= Q(day__gte=date_from)
+    if date_to is not None:
+        where &= Q(day__lte=date_to)
+    return where
+
+
+def standings(
+    *,
+    table_id: int | None = None,
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+) -> list[StandingRow]:
+    """League standings over filed matches, summed in one aggregate query over the tallies.
+
+    Order: points, wins, 2nds, 3rds, then fewer played; players equal on all five share a
+    rank (1, =2, =2, 4) and are listed by name."""
+    rows = list(
+        Tally.objects.filter(_tally_filter(table_id, date_from, date_to))
+        .values("player_id", "player__name")
+        .annotate(
+            played_sum=Sum("played"),
+            wins_sum=Sum("wins"),
+            seconds_sum=Sum("seconds"),
+            thirds_sum=Sum("thirds"),
+            points_sum=Sum("points"),
+        )
+        .filter(played_sum__gt=0)
+        .order_by(
+            "-points_sum",
+            "-wins_sum",
+            "-seconds_sum",
+            "-thirds_sum",
+            "played_sum",
+            "player__key",
+        )
+    )
+    # Ranks over the player rows (a few hundred at most), not over matches.
+    result: list[StandingRow] = []
+    for index, row in enumerate(rows):
+        tied_above = index > 0 and _standing_key(rows[index - 1]) == _standing_key(row)
+        tied_below = index + 1 < len(rows) and _standing_key(rows[index + 1]) == _standing_key(row)
+        rank = result[-1].rank if tied_above else index + 1
+        shared = tied_above or tied_below
+        result.append(
+            StandingRow(
+                rank=rank,
+                shared=shared,
+                player_id=row["player_id"],
+                player=row["player__name"],
+                played=row["played_sum"],
+                wins=row["wins_sum"],
+                seconds=row["seconds_sum"],
+                thirds=row["thirds_sum"],
+                points=row["points_sum"],
+            )
+        )
+    return result
+
+
+@dataclass(frozen=True)
+class PlayerHistory:
+    player: Player
+    totals: StandingRow | None
+    matches: list[Seat]
+    total_matches: int
+    # (day, cumulative points) for the chart.
+    points_by_day: list[tuple[datetime.date, int]]
+
+
+PLAYER_PAGE_MATCHES = 100
+
+
+def player_history(*, player: Player) -> PlayerHistory:
+    """A player's filed matches (newest first, the latest 100), totals and points over time."""
+    seats = (
+        Seat.objects.filter(player=player, match__status=Match.Status.FILED)
+        .select_related("match__table")
+        .order_by("-match__filed_at", "-match_id")
+    )
+    totals = Tally.objects.filter(player=player).aggregate(
+        played=Sum("played"),
+        wins=Sum("wins"),
+        seconds=Sum("seconds"),
+        thirds=Sum("thirds"),
+        points=Sum("points"),
+    )
+    daily = (
+        Tally.objects.filter(player=player)
+        .values("day")
+        .annotate(points=Sum("points"))
+        .order_by("day")
+    )
+    running, cumulative = 0, []
+    for row in daily:  # one row per day played, not per match
+        running += row["points"]
+        cumulative.append((row["day"], running))
+    row = None
+    if totals["played"]:
+        row = StandingRow(rank=0, shared=False, player_id=player.pk, player=player.name, **totals)
+    return PlayerHistory(
+        player=player,
+        totals=row,
+        matches=list(seats[:PLAYER_PAGE_MATCHES]),
+        total_matches=totals["played"] or 0,
+        points_by_day=cumulative,
+    )
+
+
+def table_results(*, table: Table):
+    """Every result of a table's filed matches, by match then place, for the CSV export."""
+    return (
+        Seat.objects.filter(match__table=table, match__status=Match.Status.FILED)
+        .select_related("match", "player")
+        .order_by("match__number", "place")
+    )
+
+
+def tally_mismatches() -> list[str]:
+    """Players whose tallies differ from their filed results (made in two aggregate queries)."""
+    ranked = Q(match__table__mode=Table.Mode.RANKED)
+    points = Case(
+        *[When(ranked & Q(place=place), then=Value(p)) for place, p in RANKED_POINTS.items()],
+        default=Value(0),
+        output_field=IntegerField(),
+    )
+    actual = {
+        (r["player_id"], r["match__table_id"]): (r["p"], r["w"], r["s"], r["t"], r["pts"])
+        for r in Seat.objects.filter(match__status=Match.Status.FILED)
+        .values("player_id", "match__table_id")
+        .annotate(
+            p=Count("id"),
+            w=Count("id", filter=Q(place=1)),
+            s=Count("id", filter=ranked & Q(place=2)),
+            t=Count("id", filter=ranked & Q(place=3)),
+            pts=Sum(points),
+        )
+    }
+    kept = {
+        (r["player_id"], r["table_id"]): (r["p"], r["w"], r["s"], r["t"], r["pts"])
+        for r in Tally.objects.values("player_id", "table_id")
+        .annotate(
+            p=Sum("played"), w=Sum("wins"), s=Sum("seconds"), t=Sum("thirds"), pts=Sum("points")
+        )
+        .filter(p__gt=0)
+    }
+    return [
+        f"Player #{player} at table #{table}: tallies say {kept.get((player, table))}, "
+        f"filed results say {actual.get((player, table))}"
+        for player, table in sorted(set(actual) | set(kept))
+        if actual.get((player, table)) != kept.get((player, table))
+    ]

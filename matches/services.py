@@ -10,11 +10,23 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db import IntegrityError, transaction
-from django.db.models.functions import Lower
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .models import MAX_PLAYERS, MIN_PLAYERS, NAME_MAX_LENGTH, Match, Player, Seat, Table, Tap
+from .models import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NAME_MAX_LENGTH,
+    RANKED_POINTS,
+    Match,
+    Player,
+    Seat,
+    Table,
+    Tally,
+    Tap,
+    name_key,
+)
 
 TABLE_NAME_MAX_LENGTH = 80
 
@@ -82,9 +94,9 @@ def clean_player_names(names: Sequence[str]) -> list[str]:
             raise RuleError(PLAYER_NAME_EMPTY)
         if len(name) > NAME_MAX_LENGTH:
             raise RuleError(PLAYER_NAME_TOO_LONG, name=name)
-        if name.casefold() in seen:
+        if name_key(name) in seen:
             raise RuleError(DUPLICATE_PLAYER, name=name)
-        seen.add(name.casefold())
+        seen.add(name_key(name))
     if len(cleaned) < MIN_PLAYERS:
         raise RuleError(TOO_FEW_PLAYERS, count=len(cleaned))
     if len(cleaned) > MAX_PLAYERS:
@@ -94,20 +106,19 @@ def clean_player_names(names: Sequence[str]) -> list[str]:
 
 def players_resolve(*, names: Sequence[str]) -> list[Player]:
     """The league's players for these names (created as first written), in the same order."""
-    wanted = {name.lower(): name for name in names}
+    wanted = {name_key(name): name for name in names}
 
     def existing() -> dict[str, Player]:
-        players = Player.objects.annotate(lname=Lower("name")).filter(lname__in=wanted)
-        return {player.lname: player for player in players}
+        return {player.key: player for player in Player.objects.filter(key__in=wanted)}
 
     found = existing()
-    missing = [name for lname, name in wanted.items() if lname not in found]
+    missing = [Player(name=name, key=key) for key, name in wanted.items() if key not in found]
     if missing:
         # Another table may create the same new player at this moment: let the unique
         # index pick one row and read it back instead of failing.
-        Player.objects.bulk_create([Player(name=name) for name in missing], ignore_conflicts=True)
+        Player.objects.bulk_create(missing, ignore_conflicts=True)
         found = existing()
-    return [found[name.lower()] for name in names]
+    return [found[name_key(name)] for name in names]
 
 
 def can_host(user: AbstractBaseUser, table: Table) -> bool:
@@ -143,6 +154,33 @@ def _lock_match(table: Table, match_id: int) -> Match:
 def _bump(table: Table) -> None:
     table.version += 1
     table.save(update_fields=["version"])
+
+
+def _tally(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
+    """Add a filed match to the standings tallies (sign 1), or take it back (sign -1)."""
+    day = timezone.localdate(match.filed_at)
+    player_at = {seat.place: seat.player_id for seat in seats}
+    if sign > 0:
+        Tally.objects.bulk_create(
+            [Tally(player_id=seat.player_id, table=table, day=day) for seat in seats],
+            ignore_conflicts=True,
+        )
+
+    def delta(amounts: dict[int, int]) -> Case:
+        whens = [
+            When(player_id=player_at[place], then=Value(sign * amount))
+            for place, amount in amounts.items()
+        ]
+        return Case(*whens, default=Value(0))
+
+    changes = {"played": F("played") + sign, "wins": F("wins") + delta({1: 1})}
+    if table.is_ranked:  # a winner-takes-all match names no 2nd or 3rd and carries no points
+        changes |= {
+            "seconds": F("seconds") + delta({2: 1}),
+            "thirds": F("thirds") + delta({3: 1}),
+            "points": F("points") + delta(RANKED_POINTS),
+        }
+    Tally.objects.filter(table=table, day=day, player_id__in=player_at.values()).update(**changes)
 
 
 def choose_first_dealer(players: Sequence[Player]) -> Player:
@@ -232,6 +270,7 @@ def _match_eliminate(
         match.winner = winner
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
+        _tally(table=table, match=match, seats=seats, sign=1)
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
@@ -281,6 +320,7 @@ def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) 
         # The match that opened on its own after the crowning has no live taps (this one
         # is the latest), so it goes; its rows stay for the audit trail.
         table.matches.open().update(status=Match.Status.DISCARDED)
+        _tally(table=table, match=match, seats=list(match.seats.all()), sign=-1)
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None

@@ -15,5 +15,12 @@ urlpatterns = [
     path("tables/<int:table_id>/close/", views.table_close, name="close"),
     path("tables/<int:table_id>/matches/", views.table_matches, name="matches"),
     path("tables/<int:table_id>/matches/<int:number>/", views.match_detail, name="match"),
+    path("tables/<int:table_id>/board/", views.table_board_tv, name="board"),
+    path("tables/<int:table_id>/standings/", views.standings, name="table_standings"),
+    path("tables/<int:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
+    path("standings/", views.standings, name="standings"),
+    path("standings.csv", views.standings_csv, name="standings_csv"),
+    path("players/<int:player_id>/", views.player_detail, name="player"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
+    path("api/standings/", views.api_standings, name="api_standings"),
 ]

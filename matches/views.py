@@ -2,6 +2,7 @@
 the board fragment; every plain request gets a whole page or a redirect, so the app also
 works without JavaScript."""
 
+import csv
 import hashlib
 import uuid
 from collections.abc import Callable
@@ -22,9 +23,16 @@ from django.views.decorators.http import condition, require_GET, require_http_me
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import selectors, services
-from .forms import FirstHostForm, LaunchForm, RosterForm, TapForm, UndoForm
-from .models import Table
+from . import charts, selectors, services
+from .forms import (
+    FirstHostForm,
+    LaunchForm,
+    RosterForm,
+    StandingsFilterForm,
+    TapForm,
+    UndoForm,
+)
+from .models import Player, Table, points_for
 
 BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
 BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page and try again.")
@@ -32,6 +40,7 @@ CLOSED = _("Table closed. No further match will open.")
 ROSTER_SAVED = _("Roster saved for match %(number)s.")
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
+BOARD_TOP = 5
 
 
 def host_required(view: Callable) -> Callable:
@@ -277,3 +286,119 @@ def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A clear page instead of Django's technical one; nothing was saved."""
     return render(request, "matches/csrf_failure.html", status=403)
+
+
+def _standings_form(request: HttpRequest, table: Table | None = None) -> StandingsFilterForm:
+    data = request.GET.copy()
+    if table is not None:
+        data["table"] = str(table.pk)
+    return StandingsFilterForm(data)
+
+
+@require_GET
+def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
+    table = _table_or_404(table_id) if table_id is not None else None
+    form = _standings_form(request, table)
+    rows = selectors.standings(**form.selector_kwargs()) if form.is_valid() else []
+    query = request.GET.urlencode()
+    context = {"form": form, "rows": rows, "table": table, "query": query}
+    return render(
+        request, "matches/standings.html", context, status=200 if form.is_valid() else 400
+    )
+
+
+@require_GET
+def api_standings(request: HttpRequest) -> JsonResponse:
+    form = _standings_form(request)
+    if not form.is_valid():
+        return JsonResponse({"error": form.first_error()}, status=400)
+    rows = selectors.standings(**form.selector_kwargs())
+    fields = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
+    payload = {
+        "filters": form.as_json(),
+        "rows": [{name: getattr(row, name) for name in fields} for row in rows],
+    }
+    return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
+
+
+def _csv_response(filename: str, header: list[str], rows) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # The byte-order mark makes spreadsheets read the file as UTF-8 (accents intact).
+    response.write("\ufeff")
+    writer = csv.writer(response)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return response
+
+
+@require_GET
+def standings_csv(request: HttpRequest) -> HttpResponse:
+    form = _standings_form(request)
+    if not form.is_valid():
+        return HttpResponse(
+            form.first_error(), status=400, content_type="text/plain; charset=utf-8"
+        )
+    rows = selectors.standings(**form.selector_kwargs())
+    return _csv_response(
+        "standings.csv",
+        ["rank", "player", "played", "wins", "2nds", "3rds", "points", "win %"],
+        (
+            [f"={r.rank}" if r.shared else r.rank, r.player, r.played, r.wins, r.seconds,
+             r.thirds, r.points, f"{r.win_percent:.1f}"]
+            for r in rows
+        ),
+    )  # fmt: skip
+
+
+@require_GET
+def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    seats = selectors.table_results(table=table)
+    return _csv_response(
+        f"table-{table.pk}-results.csv",
+        ["match", "filed_at", "player", "place", "points", "winner"],
+        (
+            [
+                seat.match.number,
+                seat.match.filed_at.isoformat(),
+                seat.player.name,
+                seat.place if table.is_ranked or seat.place == 1 else "",
+                "" if not table.is_ranked else points_for(table.mode, seat.place),
+                "yes" if seat.place == 1 else "no",
+            ]
+            for seat in seats.iterator(chunk_size=2000)
+        ),
+    )
+
+
+@require_GET
+def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
+    player = get_object_or_404(Player, pk=player_id)
+    history = selectors.player_history(player=player)
+    context = {"history": history, "player": player, "chart": charts.player_chart(history)}
+    return render(request, "matches/player.html", context)
+
+
+def _board_tv_etag(request: HttpRequest, table_id: int) -> str | None:
+    version = selectors.table_version(table_id=table_id)
+    if version is None:
+        return None
+    return f'"tv{table_id}.v{version}.{int(bool(request.htmx))}.{get_language()}"'
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+@cache_control(no_cache=True)
+@condition(etag_func=_board_tv_etag)
+def table_board_tv(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The big screen for the pub's TV: no login, large type, polls itself."""
+    table = _table_or_404(table_id)
+    context = {
+        "table": table,
+        "board": selectors.table_board(table=table),
+        "top": selectors.standings(table_id=table.pk)[:BOARD_TOP],
+        "poll_seconds": POLL_SECONDS,
+    }
+    template = "matches/board.html#tv" if request.htmx else "matches/board.html"
+    return render(request, template, context)

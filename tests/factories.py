@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from django.contrib.auth import get_user_model
 
 from matches import services
-from matches.models import Match, Seat, Table
+from matches.models import Match, Seat, Table, name_key
 
 WORKED_GAME = ["Alice", "Ben", "Cara", "Dev"]
 
@@ -31,7 +31,7 @@ def open_match(table: Table) -> Match:
 
 
 def seat_of(match: Match, name: str) -> Seat:
-    return match.seats.select_related("player").get(player__name__iexact=name)
+    return match.seats.select_related("player").get(player__key=name_key(name))
 
 
 def tap(table: Table, name: str, *, host=None, key: uuid.UUID | None = None):

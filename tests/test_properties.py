@@ -147,7 +147,7 @@ def play(host, ops) -> None:
             if op[0] == "tap":
                 expected = ref.tap(op[2])
                 player = (
-                    match.seats.filter(player__name__iexact=op[2])
+                    match.seats.filter(player__key=op[2].casefold())
                     .values_list("player_id", flat=True)
                     .first()
                 )

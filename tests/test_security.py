@@ -34,6 +34,8 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["table_id"] = table.pk
     if "number" in pattern.pattern.converters:
         kwargs["number"] = 1
+    if "player_id" in pattern.pattern.converters:
+        kwargs["player_id"] = Player.objects.first().pk
     return reverse(f"matches:{pattern.name}", kwargs=kwargs)
 
 

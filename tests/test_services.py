@@ -460,6 +460,15 @@ class TestLaunch:
         assert names == ["Alice", "Ben", "Dev"]  # shown as first written
         assert Player.objects.count() == 4
 
+    def test_accented_names_fold_case_too(self, host):
+        make_table(host=host, players=["Åsa", "Bob", "Cy"])
+        second = make_table(host=host, players=["åsa", "ÉMILE", "Cy"])
+        names = sorted(s.player.name for s in open_match(second).seats.select_related("player"))
+        assert names == ["Cy", "Åsa", "ÉMILE"]
+        with pytest.raises(services.RuleError) as error:
+            make_table(host=host, players=["Émile", "émile", "Cy"])
+        assert error.value.message == "“émile” is listed twice (names ignore upper and lower case)."
+
     def test_forty_characters_is_allowed(self, host):
         long_name = "x" * 40
         make_table(host=host, players=[long_name, "B", "C"])

@@ -1,0 +1,51 @@
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
+
+from ._database import postgres_command
+
+
+class Command(BaseCommand):
+    help = (
+        "Replace the whole database with a backup made by `backup`. Stop the app first; "
+        "everything recorded since the backup is lost."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("path", type=Path)
+        parser.add_argument(
+            "--yes", action="store_true", help="Confirm that the current data is to be replaced."
+        )
+
+    def handle(self, *args, path: Path, yes: bool, **options) -> None:
+        if not path.is_file():
+            raise CommandError(f"No backup at {path}.")
+        if not yes:
+            raise CommandError("This replaces every table, match and tap. Add --yes to go on.")
+        connection = connections["default"]
+        if connection.vendor == "sqlite":
+            connection.ensure_connection()
+            source = sqlite3.connect(path)
+            try:
+                source.backup(connection.connection)
+            finally:
+                source.close()
+        elif connection.vendor == "postgresql":
+            connection.close()
+            command, env = postgres_command(
+                "pg_restore",
+                "--clean",
+                "--if-exists",
+                "--no-owner",
+                "--single-transaction",
+                str(path),
+            )
+            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+            if result.returncode:
+                raise CommandError(f"pg_restore failed: {result.stderr.strip()}")
+        else:
+            raise CommandError(f"No restore method for {connection.vendor}.")
+        self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))

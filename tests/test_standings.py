@@ -1,0 +1,239 @@
+import csv
+import datetime
+import io
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from matches import selectors
+from matches.models import Player, Table, Tally
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def play(table, order):
+    """Knock players out in this order; the one left wins."""
+    for name in order:
+        tap(table, name)
+
+
+def summary(rows):
+    return [(f"={r.rank}" if r.shared else str(r.rank), r.player, r.points) for r in rows]
+
+
+def tally(table, name, day=None, **counts):
+    player, _ = Player.objects.get_or_create(name=name)
+    return Tally.objects.create(
+        player=player, table=table, day=day or timezone.localdate(), **counts
+    )
+
+
+class TestOrder:
+    def test_a_played_league(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
+        play(table, ["Dee", "Cy", "Bob"])  # Ann 3, Bob 2, Cy 1, Dee 0
+        play(table, ["Ann", "Dee", "Bob"])  # Cy 3, Bob 2, Dee 1, Ann 0
+        rows = selectors.standings()
+        # Cy and Bob have 4 points each; Cy's win puts him ahead.
+        assert [(r.player, r.played, r.wins, r.seconds, r.thirds, r.points) for r in rows] == [
+            ("Cy", 2, 1, 0, 1, 4),
+            ("Bob", 2, 0, 2, 0, 4),
+            ("Ann", 2, 1, 0, 0, 3),
+            ("Dee", 2, 0, 0, 1, 1),
+        ]
+
+    def test_every_tie_break_step(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        # Points first.
+        tally(table, "P-high", played=1, wins=1, points=3)
+        # Equal points (2): wins decide (a winner-takes-all win carries no point).
+        tally(table, "W-more", played=2, wins=1, seconds=1, points=2)
+        tally(table, "W-less", played=1, seconds=1, points=2)
+        # Equal points (1) and wins (0): 2nds... then 3rds, then fewer played.
+        tally(table, "S-more", played=3, seconds=0, thirds=1, wins=0, points=1)
+        tally(table, "T-more", played=1, thirds=1, points=1)
+        tally(table, "Fewer", played=2, thirds=1, points=1)
+        tally(table, "Zed", played=3, thirds=1, points=1)
+        rows = selectors.standings()
+        assert [r.player for r in rows] == [
+            "P-high", "W-more", "W-less", "T-more", "Fewer", "S-more", "Zed"
+        ]  # fmt: skip
+
+    def test_twos_and_thirds_order(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        tally(table, "Twos", played=2, seconds=2, points=4)
+        tally(table, "Thirds", played=4, thirds=4, points=4)
+        tally(table, "ThirdsWin", played=2, wins=1, thirds=1, points=1)  # WTA win + a 3rd
+        tally(table, "WinOnly", played=1, wins=1, points=0)
+        tally(table, "ThreeThirds", played=3, wins=1, thirds=3, points=3)
+        tally(table, "RankedWin", played=1, wins=1, points=3)
+        rows = selectors.standings()
+        assert [r.player for r in rows] == [
+            "Twos", "Thirds", "ThreeThirds", "RankedWin", "ThirdsWin", "WinOnly"
+        ]  # fmt: skip
+
+    def test_shared_ranks_skip_the_next_and_list_by_name(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        tally(table, "Top", played=1, wins=1, points=3)
+        tally(table, "zoe", played=1, seconds=1, points=2)
+        tally(table, "Amy", played=1, seconds=1, points=2)
+        tally(table, "Last", played=1, thirds=1, points=1)
+        assert summary(selectors.standings()) == [
+            ("1", "Top", 3), ("=2", "Amy", 2), ("=2", "zoe", 2), ("4", "Last", 1)
+        ]  # fmt: skip
+
+    def test_winner_takes_all_counts_played_and_wins_only(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy"], mode=Table.Mode.WINNER_TAKES_ALL)
+        play(table, ["Cy", "Bob"])
+        rows = {r.player: r for r in selectors.standings()}
+        assert (rows["Ann"].played, rows["Ann"].wins, rows["Ann"].points) == (1, 1, 0)
+        assert (rows["Bob"].seconds, rows["Bob"].thirds, rows["Bob"].points) == (0, 0, 0)
+        assert rows["Cy"].played == 1
+
+    def test_undoing_a_crowning_takes_it_out_of_the_standings(self, host):
+        from matches import services
+
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        assert selectors.standings() == []
+        assert selectors.integrity_problems() == []
+
+
+class TestFilters:
+    def test_table_and_dates(self, host):
+        front = make_table(name="Front", players=["Ann", "Bob", "Cy"])
+        snug = make_table(name="Snug", players=["Ann", "Bob", "Cy"])
+        play(front, ["Cy", "Bob"])
+        play(snug, ["Ann", "Bob"])
+        assert selectors.standings(table_id=front.pk)[0].player == "Ann"
+        assert selectors.standings(table_id=snug.pk)[0].player == "Cy"
+        today = timezone.localdate()
+        assert len(selectors.standings(date_from=today, date_to=today)) == 3
+        assert selectors.standings(date_to=today - datetime.timedelta(days=1)) == []
+
+    def test_page_and_json_with_filters(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        today = timezone.localdate().isoformat()
+        data = client.get(
+            reverse("matches:api_standings"), {"table": table.pk, "from": today, "to": today}
+        ).json()
+        assert data["filters"] == {"table": table.pk, "from": today, "to": today}
+        assert data["rows"][0] == {
+            "rank": 1, "shared": False, "player": "Ann", "played": 1,
+            "wins": 1, "seconds": 0, "thirds": 0, "points": 3,
+        }  # fmt: skip
+        html = client.get(reverse("matches:table_standings", args=[table.pk])).content.decode()
+        assert re.search(r"<td>1</td>\s*<td><a href=\"/players/\d+/\">Ann</a></td>", html)
+        assert "Ranked by points, then wins, then 2nds, then 3rds" in html
+
+    @pytest.mark.parametrize(
+        ("params", "message"),
+        [
+            ({"table": "abc"}, "There is no such table."),
+            ({"table": "99999"}, "There is no such table."),
+            ({"from": "2026-13-01"}, "Enter dates as YYYY-MM-DD."),
+            ({"to": "yesterday"}, "Enter dates as YYYY-MM-DD."),
+            ({"from": "2026-05-02", "to": "2026-05-01"}, "The start date is after the end date."),
+        ],
+    )
+    def test_bad_filters_get_400_with_a_message(self, host, client, params, message):
+        response = client.get(reverse("matches:api_standings"), params)
+        assert response.status_code == 400
+        assert response.json() == {"error": message}
+        page = client.get(reverse("matches:standings"), params)
+        assert page.status_code == 400 and message in page.content.decode()
+        assert client.get(reverse("matches:standings_csv"), params).status_code == 400
+
+
+class TestQueryCounts:
+    @pytest.mark.parametrize("matches", [10, 60])
+    def test_standings_cost_the_same_however_many_matches(
+        self, host, client, django_assert_num_queries, matches
+    ):
+        table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
+        for _ in range(matches):
+            play(table, ["Dee", "Cy", "Bob"])
+        # The first-host check, the filter's table lookup, the aggregate.
+        with django_assert_num_queries(3):
+            client.get(reverse("matches:api_standings"), {"table": table.pk})
+        # The first-host check and the aggregate (no table filter), then the table choices.
+        with django_assert_num_queries(3):
+            client.get(reverse("matches:standings"))
+
+
+class TestCsv:
+    def test_results_csv_escapes_commas_quotes_and_accents(self, host, client):
+        table = make_table(players=['Zoë "Ace", Jr', "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        response = client.get(reverse("matches:table_results_csv", args=[table.pk]))
+        assert response["Content-Type"] == "text/csv; charset=utf-8"
+        body = response.content.decode("utf-8")
+        assert body.startswith("\ufeff")
+        assert '"Zoë ""Ace"", Jr"' in body
+        rows = list(csv.reader(io.StringIO(body.lstrip("\ufeff"))))
+        filed = table.matches.get(number=1).filed_at.isoformat()
+        assert rows == [
+            ["match", "filed_at", "player", "place", "points", "winner"],
+            ["1", filed, 'Zoë "Ace", Jr', "1", "3", "yes"],
+            ["1", filed, "Bob", "2", "2", "no"],
+            ["1", filed, "Cy", "3", "1", "no"],
+        ]
+
+    def test_standings_csv(self, host, client):
+        table = make_table(players=["Åsa", "Bob", "Cy"], mode=Table.Mode.WINNER_TAKES_ALL)
+        play(table, ["Cy", "Bob"])
+        body = client.get(reverse("matches:standings_csv")).content.decode("utf-8").lstrip("\ufeff")
+        rows = list(csv.reader(io.StringIO(body)))
+        assert rows[0] == ["rank", "player", "played", "wins", "2nds", "3rds", "points", "win %"]
+        assert rows[1] == ["1", "Åsa", "1", "1", "0", "0", "0", "100.0"]
+        assert rows[2][:2] == ["=2", "Bob"] and rows[3][:2] == ["=2", "Cy"]
+
+
+class TestPlayerPage:
+    def test_history_totals_and_chart_with_text_alternative(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        play(table, ["Ann", "Bob"])
+        ann = Player.objects.get(name="Ann")
+        html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+        assert '<svg role="img" aria-labelledby="chart-title chart-desc"' in html
+        assert '<desc id="chart-desc">Cumulative points rose to 4 over 1 day.' in html
+        assert html.count('class="place-dot') == 2
+        assert re.search(r"<dt>Points</dt><dd>4</dd>", html)
+        assert re.search(r"<td>3rd</td>\s*<td>1</td>", html) and re.search(
+            r"<td>1st</td>\s*<td>3</td>", html
+        )
+
+    def test_standings_link_to_player_pages(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        html = client.get(reverse("matches:standings")).content.decode()
+        ann = Player.objects.get(name="Ann")
+        assert f'<a href="/players/{ann.pk}/">Ann</a>' in html
+
+    def test_unknown_player_is_404(self, host, client):
+        assert client.get(reverse("matches:player", args=[999])).status_code == 404
+
+
+class TestBoard:
+    def test_board_content_and_304(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
+        play(table, ["Dee", "Cy", "Bob"])
+        url = reverse("matches:board", args=[table.pk])
+        first = client.get(url)
+        html = first.content.decode()
+        assert "Ann wins match 1!" in html
+        assert re.search(r'<span class="rank">1</span> Ann <span class="pts">3 pts</span>', html)
+        assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+        tap(table, "Bob")
+        fragment = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"], **HTMX)
+        assert fragment.status_code == 200
+        body = fragment.content.decode()
+        assert "<html" not in body and "wins match 1" not in body
+        assert 'Bob <span class="place">4th</span>' in body
