@@ -8,7 +8,7 @@ PORT ?= 8000
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see README).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
-.PHONY: run test lint format setup setup-dev migrate check-browser bench loadtest clean
+.PHONY: run test lint format setup setup-dev migrate bench loadtest clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -50,3 +50,17 @@ format: setup-dev
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .hypothesis test_db.sqlite3*
+
+# Seeds a fresh league (100,000 filed matches by default) and times the main pages against
+# two floors. BENCH_ARGS="--matches 2000" for a quick run; --database-url for PostgreSQL.
+bench: setup-dev
+	$(PY) bench/run.py $(BENCH_ARGS)
+
+# gunicorn under load, then a SIGKILL mid-run: SQLite, and PostgreSQL when one is reachable.
+# LOADTEST_ARGS=--short is the CI size.
+LOADTEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/brag_load
+loadtest: setup-dev
+	$(PY) loadtest/run.py $(LOADTEST_ARGS)
+	@if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
+		$(PY) loadtest/run.py --database-url $(LOADTEST_PG_URL) $(LOADTEST_ARGS); \
+	else echo "PostgreSQL not reachable on 127.0.0.1:5432: skipped its load test"; fi

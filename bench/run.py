@@ -1,0 +1,152 @@
+"""make bench: seed a fresh database with a realistic league, then time the pages that matter
+against two floors on the same server. Server time is measured in-process with Django's test
+client (no network), so the figures are the app's own cost.
+
+    python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--repeat 40]
+                        [--database-url postgres://postgres@127.0.0.1:5432/brag_bench]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=100_000)
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=40)
+    parser.add_argument("--database-url", default="")
+    return parser.parse_args()
+
+
+def fresh_database(url: str, workdir: str) -> str:
+    if not url:
+        return f"sqlite:///{workdir}/bench.sqlite3"
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url
+
+
+def measure(call, repeat: int) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(3):
+        call()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        response = call()
+        times.append((time.perf_counter() - started) * 1000)
+    with CaptureQueriesContext(connection) as queries:
+        response = call()
+    assert response.status_code in (200, 304), response.status_code
+    return {
+        "median": statistics.median(times),
+        "p95": statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0],
+        "queries": len(queries),
+        "bytes": len(response.content),
+        "status": response.status_code,
+    }
+
+
+def main() -> None:
+    args = parse()
+    workdir = tempfile.mkdtemp(prefix="brag-bench-")
+    os.environ["DATABASE_URL"] = fresh_database(args.database_url, workdir)
+    os.environ.setdefault("DJANGO_HTTPS", "0")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client, override_settings
+
+    from bench.seed import seed_league
+    from matches import services
+    from matches.models import Match, Seat
+
+    static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
+    with override_settings(
+        ROOT_URLCONF="bench.urls",
+        ALLOWED_HOSTS=["testserver"],
+        STORAGES={**settings.STORAGES, "staticfiles": static},
+    ):
+        call_command("migrate", verbosity=0)
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE TABLE bench_floor (id integer PRIMARY KEY, n integer)")
+            if connection.vendor == "postgresql":
+                cursor.execute("CREATE SEQUENCE bench_floor_seq OWNED BY bench_floor.id")
+                cursor.execute("ALTER TABLE bench_floor ALTER id SET DEFAULT nextval('bench_floor_seq')")
+
+        started = time.perf_counter()
+        host, _, people = seed_league(players=args.players, tables=args.tables, matches=args.matches)
+        seeded = time.perf_counter() - started
+        live = services.table_launch(
+            name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
+        )
+        busiest = Seat.objects.filter(player=people[0]).count()
+
+        viewer, tablet = Client(), Client()
+        tablet.force_login(host)
+        board_url = f"/tables/{live.pk}/board/"
+        tag = viewer.get(board_url, HTTP_HX_REQUEST="true")["ETag"]
+
+        def tap():
+            match = Match.objects.open().get(table=live)
+            seat = match.seats.filter(place__isnull=True).order_by("?").first()
+            data = {"match": match.pk, "player": seat.player_id, "key": str(uuid.uuid4())}
+            return tablet.post(f"/tables/{live.pk}/tap/", data, HTTP_HX_REQUEST="true")
+
+        rows = {
+            "read floor (1 indexed query)": measure(lambda: viewer.get(f"/bench/read/{people[0].pk}/"), args.repeat),
+            "write floor (1 row, 1 transaction)": measure(lambda: tablet.post("/bench/write/"), args.repeat),
+            "standings page": measure(lambda: viewer.get("/standings/"), args.repeat),
+            "standings JSON": measure(lambda: viewer.get("/api/standings/"), args.repeat),
+            f"player page ({busiest} matches)": measure(lambda: viewer.get(f"/players/{people[0].pk}/"), args.repeat),
+            "board poll (304)": measure(
+                lambda: viewer.get(board_url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag), args.repeat
+            ),
+            "tap (htmx POST + fragment)": measure(tap, args.repeat),
+        }  # fmt: skip
+
+    print(f"\nBrag Tables benchmark on {connection.vendor} ({connection.Database.__name__})")
+    print(
+        f"league: {args.players} players, {args.tables} tables, {args.matches:,} filed matches; "
+        f"seeded in {seeded:.1f} s\n"
+    )
+    print(f"{'what':38} {'median ms':>10} {'p95 ms':>9} {'queries':>8} {'bytes':>9}")
+    for name, row in rows.items():
+        print(f"{name:38} {row['median']:10.2f} {row['p95']:9.2f} {row['queries']:8d} {row['bytes']:9d}")
+    read = rows["read floor (1 indexed query)"]["median"]
+    write = rows["write floor (1 row, 1 transaction)"]["median"]
+    print()
+    for name, floor, label, aim in [
+        ("standings page", read, "read floor", 10),
+        ("standings JSON", read, "read floor", 10),
+        ("board poll (304)", read, "read floor", 2),
+        ("tap (htmx POST + fragment)", write, "write floor", 2),
+    ]:
+        ratio = rows[name]["median"] / floor
+        verdict = "within aim" if ratio <= aim else "OVER aim"
+        print(f"{name:38} {ratio:5.1f}x the {label} (aim {aim}x): {verdict}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,397 @@
+"""make loadtest: gunicorn with several workers on 127.0.0.1, host clients playing K tables
+to completion as fast as they can (with duplicate and retried taps mixed in), M spectators
+polling tables and standings; then check_integrity and a count of every acknowledged tap.
+A second phase kills the server with SIGKILL mid-run, restarts it, and checks that every tap
+acknowledged before the kill is there.
+
+    python loadtest/run.py [--database-url URL] [--tables 8] [--matches 3] [--spectators 8]
+                           [--workers 3] [--short]
+
+Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
+"""
+
+import argparse
+import atexit
+import http.client
+import os
+import random
+import re
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+PYTHON = sys.executable
+GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
+TAP_FORM = re.compile(
+    r'name="match" value="(\d+)">\s*<input type="hidden" name="player" value="(\d+)">\s*'
+    r'<input type="hidden" name="key" value="([0-9a-f-]+)">'
+)
+DEADLINE_SECONDS = 240  # no phase runs longer than this, whatever happens
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Stats:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    acknowledged: set[str] = field(default_factory=set)  # keys of taps the server confirmed
+    replays: int = 0
+    refused: int = 0
+
+    def record(self, ms: float, error: str | None = None) -> None:
+        with self.lock:
+            self.latencies.append(ms)
+            if error:
+                self.errors.append(error)
+
+
+class Browser:
+    """One keep-alive connection with the cookies of a host or a spectator."""
+
+    def __init__(self, port: int, stats: Stats, cookies: str = "", csrf: str = "") -> None:
+        self.port, self.stats, self.cookies, self.csrf = port, stats, cookies, csrf
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+    def request(self, method: str, path: str, body: str = "", headers: dict | None = None):
+        headers = {"Cookie": self.cookies, **(headers or {})}
+        if method == "POST":
+            headers |= {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "X-CSRFToken": self.csrf,
+            }
+        started = time.perf_counter()
+        try:
+            self.conn.request(method, path, body=body, headers=headers)
+            response = self.conn.getresponse()
+            data = response.read().decode()
+        except (OSError, http.client.HTTPException) as error:
+            self.conn.close()
+            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            self.stats.record((time.perf_counter() - started) * 1000, f"{method} {path}: {error!r}")
+            raise
+        bad = f"{method} {path}: HTTP {response.status}" if response.status >= 500 else None
+        self.stats.record((time.perf_counter() - started) * 1000, bad)
+        return response, data
+
+
+def host_loop(
+    browser: Browser, table_id: int, matches: int, stop: threading.Event, rng: random.Random
+) -> None:
+    board = f"/tables/{table_id}/"
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    filed = 0
+    while filed < matches and not stop.is_set() and time.monotonic() < deadline:
+        try:
+            _, html = browser.request("GET", board, headers={"HX-Request": "true"})
+            forms = TAP_FORM.findall(html)
+            if not forms:
+                return
+            match, player, key = rng.choice(forms)
+            body = f"match={match}&player={player}&key={key}"
+            sends = 2 if rng.random() < 0.25 else 1  # a double tap or a retried request
+            for _ in range(sends):
+                _, reply = browser.request("POST", f"{board}tap/", body, {"HX-Request": "true"})
+                with browser.stats.lock:
+                    if "Already recorded" in reply:
+                        browser.stats.replays += 1
+                    elif " is out" in reply:
+                        browser.stats.acknowledged.add(key)
+                    else:
+                        browser.stats.refused += 1
+                if "wins match" in reply and "Already recorded" not in reply:
+                    filed += 1
+        except (OSError, http.client.HTTPException):
+            if stop.is_set():
+                return
+            time.sleep(0.05)
+
+
+def spectator_loop(
+    browser: Browser, table_ids: list[int], stop: threading.Event, rng: random.Random
+) -> None:
+    tags: dict[str, str] = {}
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not stop.is_set() and time.monotonic() < deadline:
+        table = rng.choice(table_ids)
+        path = rng.choice(
+            [
+                f"/tables/{table}/",
+                f"/api/tables/{table}/",
+                "/standings/",
+                "/api/standings/",
+                f"/tables/{table}/board/",
+            ]
+        )
+        headers = (
+            {"HX-Request": "true"} if path.endswith(("/", "board/")) and "api" not in path else {}
+        )
+        if path in tags:
+            headers["If-None-Match"] = tags[path]
+        try:
+            response, _ = browser.request("GET", path, headers=headers)
+            if response.getheader("ETag"):
+                tags[path] = response.getheader("ETag")
+        except (OSError, http.client.HTTPException):
+            time.sleep(0.05)
+        time.sleep(0.02)
+
+
+class Server:
+    running: list["Server"] = []
+
+    def __init__(self, env: dict, workers: int) -> None:
+        self.env, self.workers, self.port = env, workers, free_port()
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(  # noqa: S603
+            [GUNICORN, "brag_tables.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers",
+             str(self.workers), "--log-level", "warning"],
+            cwd=ROOT, env=self.env, start_new_session=True,
+        )  # fmt: skip
+        Server.running.append(self)
+        for _ in range(200):
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("gunicorn did not start")
+
+    def kill(self) -> None:
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self) -> None:
+        os.killpg(self.process.pid, signal.SIGTERM)
+        self.process.wait(timeout=30)
+
+    @classmethod
+    def kill_all(cls) -> None:
+        """Never leave a server behind, whatever went wrong."""
+        for server in cls.running:
+            try:
+                os.killpg(server.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+atexit.register(Server.kill_all)
+
+
+def prepare(database_url: str) -> dict:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_HTTPS": "0",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_SETTINGS_MODULE": "brag_tables.settings",
+        "DJANGO_LOG_LEVEL": "ERROR",
+    }
+    os.environ.update(env)
+    subprocess.run(
+        [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+    )  # noqa: S603
+    subprocess.run(
+        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )  # noqa: S603
+    return env
+
+
+def host_cookies() -> tuple[str, str]:
+    from django.contrib.auth import get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    user = get_user_model().objects.filter(username="loadhost").first()
+    if user is None:
+        user = get_user_model().objects.create_superuser(
+            "loadhost", password=secrets.token_urlsafe(16)
+        )
+    session = SessionStore()
+    session["_auth_user_id"] = str(user.pk)
+    session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+    session["_auth_user_hash"] = user.get_session_auth_hash()
+    session.create()
+    csrf = secrets.token_hex(16)  # a 32-character secret, sent as cookie and header
+    return f"sessionid={session.session_key}; csrftoken={csrf}", csrf
+
+
+def launch_tables(
+    port: int, stats: Stats, cookies: str, csrf: str, count: int, rng: random.Random
+) -> list[int]:
+    browser = Browser(port, stats, cookies, csrf)
+    ids = []
+    for index in range(count):
+        players = "%0A".join(f"P{index}-{n}" for n in range(rng.randint(4, 7)))
+        mode = rng.choice(["ranked", "winner_takes_all"])
+        response, _ = browser.request(
+            "POST", "/tables/new/", f"name=T{index}&players={players}&mode={mode}"
+        )
+        ids.append(int(re.search(r"/tables/(\d+)/", response.getheader("Location")).group(1)))
+    return ids
+
+
+def integrity() -> tuple[bool, str]:
+    result = subprocess.run(
+        [PYTHON, "manage.py", "check_integrity"],
+        cwd=ROOT,
+        env=os.environ,
+        capture_output=True,
+        text=True,
+    )  # noqa: S603
+    return result.returncode == 0, (result.stdout + result.stderr).strip()
+
+
+def report(title: str, stats: Stats, seconds: float) -> None:
+    lat = sorted(stats.latencies)
+    p50 = statistics.median(lat)
+    p95 = lat[int(0.95 * (len(lat) - 1))]
+    print(f"{title}: {len(lat)} requests in {seconds:.1f} s = {len(lat) / seconds:.0f} req/s; "
+          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms; errors {len(stats.errors)}")  # fmt: skip
+    print(f"  taps acknowledged {len(stats.acknowledged)}, duplicates answered as replays "
+          f"{stats.replays}, refused {stats.refused}")  # fmt: skip
+    for error in stats.errors[:5]:
+        print(f"  error: {error}")
+
+
+def run_phase(
+    server: Server, args, rng, kill_after: float | None, matches: int
+) -> tuple[Stats, float]:
+    stats = Stats()
+    cookies, csrf = host_cookies()
+    tables = launch_tables(server.port, stats, cookies, csrf, args.tables, rng)
+    stop = threading.Event()
+    hosts = [
+        threading.Thread(target=host_loop, args=(Browser(server.port, stats, cookies, csrf), t, matches, stop, random.Random(rng.random())), daemon=True)
+        for t in tables
+    ]  # fmt: skip
+    viewers = [
+        threading.Thread(target=spectator_loop, args=(Browser(server.port, stats), tables, stop, random.Random(rng.random())), daemon=True)
+        for _ in range(args.spectators)
+    ]  # fmt: skip
+    started = time.perf_counter()
+    for thread in hosts + viewers:
+        thread.start()
+    if kill_after is not None:
+        time.sleep(kill_after)
+        with stats.lock:
+            before_kill = set(stats.acknowledged)
+        server.kill()
+        stop.set()
+    for thread in hosts:
+        thread.join(timeout=DEADLINE_SECONDS)
+    stop.set()
+    for thread in viewers:
+        thread.join(timeout=30)
+    elapsed = time.perf_counter() - started
+    if kill_after is not None:
+        stats.acknowledged = before_kill | stats.acknowledged
+    return stats, elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--tables", type=int, default=8)
+    parser.add_argument("--matches", type=int, default=10)
+    parser.add_argument("--spectators", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--short", action="store_true", help="CI size: fewer tables and matches")
+    args = parser.parse_args()
+    if args.short:
+        args.tables, args.matches, args.spectators = 4, 4, 4
+    rng = random.Random(2026)
+
+    workdir = tempfile.mkdtemp(prefix="brag-load-")
+    url = args.database_url or f"sqlite:///{workdir}/load.sqlite3"
+    if args.database_url:
+        import psycopg
+
+        base, name = url.rsplit("/", 1)
+        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+    env = prepare(url)
+    import django
+
+    django.setup()
+    from django.db import connection
+
+    from matches.models import Tap
+
+    print(f"Load test on {connection.vendor}: {args.workers} gunicorn workers, {args.tables} tables "
+          f"x {args.matches} matches, {args.spectators} spectators")  # fmt: skip
+    failures = []
+    server = Server(env, args.workers)
+
+    server.start()
+    stats, elapsed = run_phase(server, args, rng, kill_after=None, matches=args.matches)
+    server.stop()
+    report("load", stats, elapsed)
+    live = set(map(str, Tap.objects.filter(undone_at__isnull=True).values_list("key", flat=True)))
+    ok, text = integrity()
+    print(f"  check_integrity: {text.splitlines()[-1] if text else ''}")
+    print(f"  eliminations in the database {len(live)} = acknowledged taps {len(stats.acknowledged)}: "
+          f"{live == stats.acknowledged}")  # fmt: skip
+    if stats.errors:
+        failures.append("server errors under load")
+    if not ok:
+        failures.append("check_integrity failed after the load")
+    if live != stats.acknowledged:
+        failures.append("eliminations differ from acknowledged taps")
+
+    print("crash: SIGKILL the server mid-run, restart, check")
+    server = Server(env, args.workers)
+    server.start()
+    before = set(map(str, Tap.objects.values_list("key", flat=True)))
+    # Tables that would play on for a long time: the kill lands in the middle of the taps.
+    crash_stats, elapsed = run_phase(
+        server, args, rng, kill_after=2.0 if args.short else 5.0, matches=10_000
+    )
+    server = Server(env, args.workers)
+    server.start()  # the app comes back on the same database
+    probe = Browser(server.port, Stats())
+    response, _ = probe.request("GET", "/standings/")
+    server.stop()
+    kept = set(map(str, Tap.objects.values_list("key", flat=True))) - before
+    missing = crash_stats.acknowledged - kept
+    ok, text = integrity()
+    print(f"  killed after {elapsed:.1f} s with hosts still tapping; "
+          f"taps acknowledged before the kill {len(crash_stats.acknowledged)}, all present: {not missing}; "
+          f"restarted server answered {response.status}; check_integrity: {text.splitlines()[-1] if text else ''}")  # fmt: skip
+    if missing:
+        failures.append(f"{len(missing)} acknowledged taps lost in the crash")
+    if not ok:
+        failures.append("check_integrity failed after the crash")
+    if response.status != 200:
+        failures.append("server did not come back after the crash")
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    print("load test passed" if not failures else "load test FAILED")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
