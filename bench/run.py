@@ -93,10 +93,14 @@ def main() -> None:
             cursor.execute("CREATE TABLE bench_floor (id integer PRIMARY KEY, n integer)")
             if connection.vendor == "postgresql":
                 cursor.execute("CREATE SEQUENCE bench_floor_seq OWNED BY bench_floor.id")
-                cursor.execute("ALTER TABLE bench_floor ALTER id SET DEFAULT nextval('bench_floor_seq')")
+                cursor.execute(
+                    "ALTER TABLE bench_floor ALTER id SET DEFAULT nextval('bench_floor_seq')"
+                )
 
         started = time.perf_counter()
-        host, _, people = seed_league(players=args.players, tables=args.tables, matches=args.matches)
+        host, _, people = seed_league(
+            players=args.players, tables=args.tables, matches=args.matches
+        )
         seeded = time.perf_counter() - started
         live = services.table_launch(
             name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
@@ -133,7 +137,9 @@ def main() -> None:
     )
     print(f"{'what':38} {'median ms':>10} {'p95 ms':>9} {'queries':>8} {'bytes':>9}")
     for name, row in rows.items():
-        print(f"{name:38} {row['median']:10.2f} {row['p95']:9.2f} {row['queries']:8d} {row['bytes']:9d}")
+        print(
+            f"{name:38} {row['median']:10.2f} {row['p95']:9.2f} {row['queries']:8d} {row['bytes']:9d}"
+        )
     read = rows["read floor (1 indexed query)"]["median"]
     write = rows["write floor (1 row, 1 transaction)"]["median"]
     print()

@@ -23,7 +23,9 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
     people = list(Player.objects.order_by("pk"))
     table_rows = Table.objects.bulk_create(
         [
-            Table(name=f"Table {t}", mode=rng.choice(["ranked", "winner_takes_all"]), created_by=host)
+            Table(
+                name=f"Table {t}", mode=rng.choice(["ranked", "winner_takes_all"]), created_by=host
+            )
             for t in range(tables)
         ]
     )
@@ -58,7 +60,16 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
 
     Tally.objects.bulk_create(
         [
-            Tally(player_id=p, table_id=t, day=d, played=v[0], wins=v[1], seconds=v[2], thirds=v[3], points=v[4])
+            Tally(
+                player_id=p,
+                table_id=t,
+                day=d,
+                played=v[0],
+                wins=v[1],
+                seconds=v[2],
+                thirds=v[3],
+                points=v[4],
+            )
             for (p, t, d), v in tallies.items()
         ],
         batch_size=BATCH,
@@ -78,7 +89,9 @@ def _write(host, matches, results, tallies) -> None:
             place = place_of[player.pk]
             seats.append(Seat(match=match, player=player, position=position, place=place))
             if place > 1:
-                taps.append(Tap(match=match, player=player, place=place, key=uuid.uuid4(), tapped_by=host))
+                taps.append(
+                    Tap(match=match, player=player, place=place, key=uuid.uuid4(), tapped_by=host)
+                )
             row = tallies[(player.pk, table.pk, day)]
             ranked = table.mode == "ranked"
             row[0] += 1

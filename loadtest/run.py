@@ -12,6 +12,7 @@ Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
 
 import argparse
 import atexit
+import contextlib
 import http.client
 import os
 import random
@@ -25,7 +26,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -161,7 +161,7 @@ class Server:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(  # noqa: S603
+        self.process = subprocess.Popen(
             [GUNICORN, "brag_tables.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers",
              str(self.workers), "--log-level", "warning"],
             cwd=ROOT, env=self.env, start_new_session=True,
@@ -187,10 +187,8 @@ class Server:
     def kill_all(cls) -> None:
         """Never leave a server behind, whatever went wrong."""
         for server in cls.running:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(server.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 atexit.register(Server.kill_all)
@@ -210,13 +208,13 @@ def prepare(database_url: str) -> dict:
     os.environ.update(env)
     subprocess.run(
         [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-    )  # noqa: S603
+    )
     subprocess.run(
         [PYTHON, "manage.py", "collectstatic", "--noinput", "-v", "0"],
         cwd=ROOT,
         env=env,
         check=True,
-    )  # noqa: S603
+    )
     return env
 
 
@@ -260,7 +258,7 @@ def integrity() -> tuple[bool, str]:
         env=os.environ,
         capture_output=True,
         text=True,
-    )  # noqa: S603
+    )
     return result.returncode == 0, (result.stdout + result.stderr).strip()
 
 

@@ -31,7 +31,7 @@ class Command(BaseCommand):
                 target.close()
         elif connection.vendor == "postgresql":
             command, env = postgres_command("pg_dump", "--format=custom", "--file", str(path))
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
             if result.returncode:
                 raise CommandError(f"pg_dump failed: {result.stderr.strip()}")
         else:

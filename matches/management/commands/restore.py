@@ -43,7 +43,7 @@ class Command(BaseCommand):
                 "--single-transaction",
                 str(path),
             )
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
             if result.returncode:
                 raise CommandError(f"pg_restore failed: {result.stderr.strip()}")
         else:
