@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from matches.models import RANKED_POINTS, Match, Player, Seat, Table, Tally, Tap, name_key
+from matches.models import RANKED_POINTS, Match, Player, Seat, Table, Tally, Tap, Total, name_key
 
 BATCH = 5000
 
@@ -71,6 +71,24 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
                 points=v[4],
             )
             for (p, t, d), v in tallies.items()
+        ],
+        batch_size=BATCH,
+    )
+    totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0] * 5)
+    for (p, t, _), v in tallies.items():
+        totals[(p, t)] = [a + b for a, b in zip(totals[(p, t)], v, strict=True)]
+    Total.objects.bulk_create(
+        [
+            Total(
+                player_id=p,
+                table_id=t,
+                played=v[0],
+                wins=v[1],
+                seconds=v[2],
+                thirds=v[3],
+                points=v[4],
+            )
+            for (p, t), v in totals.items()
         ],
         batch_size=BATCH,
     )

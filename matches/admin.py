@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Match, Player, Seat, Table, Tap
+from .models import Match, Player, Seat, Table, Tally, Tap, Total
 
 
 class SeatInline(admin.TabularInline):
@@ -51,3 +51,10 @@ class TapAdmin(admin.ModelAdmin):
     list_display = ["match", "player", "place", "tapped_by", "tapped_at", "undone_at"]
     list_select_related = ["match__table", "player", "tapped_by"]
     raw_id_fields = ["match", "player", "tapped_by", "undone_by"]
+
+
+@admin.register(Tally, Total)
+class CountsAdmin(admin.ModelAdmin):
+    list_display = ["player", "table", "played", "wins", "seconds", "thirds", "points"]
+    list_select_related = ["player", "table"]
+    raw_id_fields = ["player", "table"]

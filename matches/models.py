@@ -1,6 +1,8 @@
 """Tables, matches, seats and taps. Game rules live in services.py; these are the facts and
 the database constraints that stand behind them."""
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -286,17 +288,15 @@ def points_for(mode: str, place: int | None) -> int | None:
     return RANKED_POINTS.get(place, 0) if place is not None else 0
 
 
-class Tally(models.Model):
-    """A player's filed results at one table on one day, kept by the services as matches are
-    filed and unfiled, so standings add up a few rows per player instead of every match."""
+class Counts(models.Model):
+    """Filed results added up: what standings read instead of every match."""
 
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("player")
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
     )
     table = models.ForeignKey(
-        Table, on_delete=models.CASCADE, related_name="tallies", verbose_name=_("table")
+        Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
     )
-    day = models.DateField(_("day"))
     played = models.PositiveIntegerField(_("played"), default=0)
     wins = models.PositiveIntegerField(_("wins"), default=0)
     # Ranked tables only: a winner-takes-all match names no 2nd or 3rd and carries no points.
@@ -305,16 +305,28 @@ class Tally(models.Model):
     points = models.PositiveIntegerField(_("points"), default=0)
 
     class Meta:
-        verbose_name = _("tally")
-        verbose_name_plural = _("tallies")
+        abstract = True
         constraints = [
-            models.UniqueConstraint(fields=["player", "table", "day"], name="tally_unique"),
             models.CheckConstraint(
                 condition=Q(wins__lte=F("played"))
                 & Q(seconds__lte=F("played"))
                 & Q(thirds__lte=F("played")),
-                name="tally_counts_within_played",
+                name="%(class)s_counts_within_played",
             ),
+        ]
+
+
+class Tally(Counts):
+    """A player's filed results at one table on one day: standings over a date range."""
+
+    day = models.DateField(_("day"))
+
+    class Meta:
+        verbose_name = _("daily tally")
+        verbose_name_plural = _("daily tallies")
+        constraints = [
+            *Counts.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "table", "day"], name="tally_unique"),
         ]
         indexes = [
             models.Index(fields=["day", "player"], name="tally_day_player_idx"),
@@ -323,3 +335,35 @@ class Tally(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.table} {self.day}"
+
+
+class Total(Counts):
+    """A player's filed results at one table, all season: the standings without dates add
+    up a few rows per player, however many matches were played."""
+
+    class Meta:
+        verbose_name = _("total")
+        verbose_name_plural = _("totals")
+        constraints = [
+            *Counts.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "table"], name="total_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.table}"
+
+
+class League(models.Model):
+    """One row: a stamp that changes whenever any standings change (a match filed or
+    unfiled), so standings can be cached and revalidated. The epoch changes on a restore."""
+
+    epoch = models.UUIDField(_("epoch"), default=uuid.uuid4)
+    version = models.PositiveIntegerField(_("version"), default=0)
+
+    class Meta:
+        verbose_name = _("league stamp")
+        verbose_name_plural = _("league stamp")
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="league_single_row")]
+
+    def __str__(self) -> str:
+        return f"{self.epoch}.{self.version}"

@@ -18,8 +18,9 @@ from django.db.models import (
     Value,
     When,
 )
+from django.utils.formats import number_format
 
-from .models import RANKED_POINTS, Match, Player, Seat, Table, Tally, Tap, points_for
+from .models import RANKED_POINTS, League, Match, Player, Seat, Table, Tally, Tap, Total, points_for
 
 RECENT_MATCHES = 5
 
@@ -34,6 +35,12 @@ class Board:
     out: list[Seat] = field(default_factory=list)
     last_tap: Tap | None = None
     recent: list[Match] = field(default_factory=list)
+
+
+def league_stamp() -> str:
+    """Changes whenever any standings change; one read of a one-row table."""
+    row = League.objects.values_list("epoch", "version").first()
+    return f"{row[0].hex}.{row[1]}" if row else "0"
 
 
 def table_version(*, table_id: int) -> int | None:
@@ -248,6 +255,11 @@ class StandingRow:
     def win_percent(self) -> float:
         return 100 * self.wins / self.played if self.played else 0.0
 
+    @property
+    def win_percent_text(self) -> str:
+        """One decimal, in the reader's language (50.0 or 50,0)."""
+        return number_format(self.win_percent, 1)
+
 
 def _tally_filter(
     table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
@@ -272,8 +284,10 @@ def standings(
 
     Order: points, wins, 2nds, 3rds, then fewer played; players equal on all five share a
     rank (1, =2, =2, 4) and are listed by name."""
+    # The season totals answer without dates; the daily tallies answer a date range.
+    source = Tally if date_from or date_to else Total
     rows = list(
-        Tally.objects.filter(_tally_filter(table_id, date_from, date_to))
+        source.objects.filter(_tally_filter(table_id, date_from, date_to))
         .values("player_id", "player__name")
         .annotate(
             played_sum=Sum("played"),
@@ -335,7 +349,7 @@ def player_history(*, player: Player) -> PlayerHistory:
         .select_related("match__table")
         .order_by("-match__filed_at", "-match_id")
     )
-    totals = Tally.objects.filter(player=player).aggregate(
+    totals = Total.objects.filter(player=player).aggregate(
         played=Sum("played"),
         wins=Sum("wins"),
         seconds=Sum("seconds"),
@@ -374,7 +388,7 @@ def table_results(*, table: Table):
 
 
 def tally_mismatches() -> list[str]:
-    """Players whose tallies differ from their filed results (made in two aggregate queries)."""
+    """Players whose daily tallies or season totals differ from their filed results."""
     ranked = Q(match__table__mode=Table.Mode.RANKED)
     points = Case(
         *[When(ranked & Q(place=place), then=Value(p)) for place, p in RANKED_POINTS.items()],

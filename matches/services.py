@@ -19,12 +19,14 @@ from .models import (
     MIN_PLAYERS,
     NAME_MAX_LENGTH,
     RANKED_POINTS,
+    League,
     Match,
     Player,
     Seat,
     Table,
     Tally,
     Tap,
+    Total,
     name_key,
 )
 
@@ -157,14 +159,9 @@ def _bump(table: Table) -> None:
 
 
 def _tally(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
-    """Add a filed match to the standings tallies (sign 1), or take it back (sign -1)."""
-    day = timezone.localdate(match.filed_at)
+    """Add a filed match to the standings counts (sign 1), or take it back (sign -1): the
+    day's tally for date ranges and the season total."""
     player_at = {seat.place: seat.player_id for seat in seats}
-    if sign > 0:
-        Tally.objects.bulk_create(
-            [Tally(player_id=seat.player_id, table=table, day=day) for seat in seats],
-            ignore_conflicts=True,
-        )
 
     def delta(amounts: dict[int, int]) -> Case:
         whens = [
@@ -180,7 +177,20 @@ def _tally(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> N
             "thirds": F("thirds") + delta({3: 1}),
             "points": F("points") + delta(RANKED_POINTS),
         }
-    Tally.objects.filter(table=table, day=day, player_id__in=player_at.values()).update(**changes)
+    League.objects.bulk_create([League(pk=1)], ignore_conflicts=True)
+    League.objects.filter(pk=1).update(version=F("version") + 1)
+    for model, where in (
+        (Tally, {"day": timezone.localdate(match.filed_at)}),
+        (Total, {}),
+    ):
+        if sign > 0:
+            model.objects.bulk_create(
+                [model(player_id=seat.player_id, table=table, **where) for seat in seats],
+                ignore_conflicts=True,
+            )
+        model.objects.filter(table=table, player_id__in=player_at.values(), **where).update(
+            **changes
+        )
 
 
 def choose_first_dealer(players: Sequence[Player]) -> Player:

@@ -12,10 +12,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.html import format_html_join
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import cache_control
@@ -41,6 +43,7 @@ ROSTER_SAVED = _("Roster saved for match %(number)s.")
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
 BOARD_TOP = 5
+STANDINGS_CACHE_SECONDS = 24 * 3600
 
 
 def host_required(view: Callable) -> Callable:
@@ -118,16 +121,19 @@ def _board_etag(request: HttpRequest, table_id: int) -> str | None:
     return _board_version_tag(request, table_id)
 
 
+def _viewer_tag(request: HttpRequest) -> str:
+    """Who the page was rendered for: a host's page carries buttons and their CSRF token."""
+    viewer = request.user.pk if request.user.is_authenticated else 0
+    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    return hashlib.blake2s(f"{viewer}:{csrf}".encode(), digest_size=6).hexdigest()
+
+
 def _board_version_tag(request: HttpRequest, table_id: int) -> str | None:
     version = selectors.table_version(table_id=table_id)
     if version is None:
         return None
-    # The page differs for a host (buttons, CSRF token) and a viewer, per fragment/page,
-    # and per language.
-    viewer = request.user.pk if request.user.is_authenticated else 0
-    csrf = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
-    who = hashlib.blake2s(f"{viewer}:{csrf}".encode(), digest_size=6).hexdigest()
-    return f'"t{table_id}.v{version}.{who}.{int(bool(request.htmx))}.{get_language()}"'
+    # The page differs per viewer, per fragment or whole page, and per language.
+    return f'"t{table_id}.v{version}.{_viewer_tag(request)}.{int(bool(request.htmx))}.{get_language()}"'
 
 
 def _render_board(request: HttpRequest, table: Table, *, status: int = 200) -> HttpResponse:
@@ -288,6 +294,33 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return render(request, "matches/csrf_failure.html", status=403)
 
 
+def _standing_rows_html(rows, player_base: str) -> str:
+    """The standings' table rows, escaped. Built in Python rather than a template loop and
+    cached per change of the standings: a league has hundreds of players and this is the
+    page everyone refreshes (see make bench)."""
+    return format_html_join(
+        "\n",
+        '<tr><td>{}{}</td><td><a href="{}{}/">{}</a></td><td>{}</td><td>{}</td><td>{}</td>'
+        "<td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (
+                "=" if r.shared else "",
+                r.rank,
+                player_base,
+                r.player_id,
+                r.player,
+                r.played,
+                r.wins,
+                r.seconds,
+                r.thirds,
+                r.points,
+                r.win_percent_text,
+            )
+            for r in rows
+        ),
+    )
+
+
 def _standings_form(request: HttpRequest, table: Table | None = None) -> StandingsFilterForm:
     data = request.GET.copy()
     if table is not None:
@@ -295,29 +328,72 @@ def _standings_form(request: HttpRequest, table: Table | None = None) -> Standin
     return StandingsFilterForm(data)
 
 
+def _league_stamp(request: HttpRequest) -> str:
+    # Read once per request: the ETag and the cache key share it.
+    if not hasattr(request, "_league_stamp"):
+        request._league_stamp = selectors.league_stamp()
+    return request._league_stamp
+
+
+def _standings_key(request: HttpRequest, kind: str, table_id: int | None) -> str:
+    query = hashlib.blake2s(request.GET.urlencode().encode(), digest_size=8).hexdigest()
+    return f"{kind}.{_league_stamp(request)}.{table_id or 0}.{query}.{get_language()}"
+
+
+def _standings_etag(request: HttpRequest, table_id: int | None = None) -> str:
+    return f'"{_standings_key(request, "page", table_id)}.{_viewer_tag(request)}"'
+
+
+def _cached_standings(request: HttpRequest, form: StandingsFilterForm, kind: str, table_id, build):
+    """Standings change only when a match is filed or unfiled: compute once per change."""
+    return cache.get_or_set(
+        _standings_key(request, kind, table_id),
+        lambda: build(selectors.standings(**form.selector_kwargs())),
+        STANDINGS_CACHE_SECONDS,
+    )
+
+
 @require_GET
+@vary_on_headers("Cookie")
+@cache_control(no_cache=True, private=True)
+@condition(etag_func=_standings_etag)
 def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
     table = _table_or_404(table_id) if table_id is not None else None
     form = _standings_form(request, table)
-    rows = selectors.standings(**form.selector_kwargs()) if form.is_valid() else []
-    query = request.GET.urlencode()
-    context = {"form": form, "rows": rows, "table": table, "query": query}
+    rows_html = ""
+    if form.is_valid():
+        # Rows link to player pages; one reverse() here instead of one per row.
+        player_base = reverse("matches:player", args=[0])[: -len("0/")]
+        rows_html = _cached_standings(
+            request, form, "rows", table_id, lambda rows: _standing_rows_html(rows, player_base)
+        )
+    context = {
+        "form": form,
+        "rows_html": rows_html,
+        "table": table,
+        "query": request.GET.urlencode(),
+    }
     return render(
         request, "matches/standings.html", context, status=200 if form.is_valid() else 400
     )
 
 
 @require_GET
+@cache_control(no_cache=True)
+@condition(etag_func=lambda request: f'"{_standings_key(request, "json", None)}"')
 def api_standings(request: HttpRequest) -> JsonResponse:
     form = _standings_form(request)
     if not form.is_valid():
         return JsonResponse({"error": form.first_error()}, status=400)
-    rows = selectors.standings(**form.selector_kwargs())
     fields = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
-    payload = {
-        "filters": form.as_json(),
-        "rows": [{name: getattr(row, name) for name in fields} for row in rows],
-    }
+    rows = _cached_standings(
+        request,
+        form,
+        "json",
+        None,
+        lambda rows: [{name: getattr(row, name) for name in fields} for row in rows],
+    )
+    payload = {"filters": form.as_json(), "rows": rows}
     return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
 
 

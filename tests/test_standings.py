@@ -4,11 +4,12 @@ import io
 import re
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
 from matches import selectors
-from matches.models import Player, Table, Tally
+from matches.models import Player, Table, Tally, Total
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -25,11 +26,11 @@ def summary(rows):
     return [(f"={r.rank}" if r.shared else str(r.rank), r.player, r.points) for r in rows]
 
 
-def tally(table, name, day=None, **counts):
+def tally(table, name, **counts):
+    """A hand-built line of a league: the day's tally and the season total agree."""
     player, _ = Player.objects.get_or_create(name=name)
-    return Tally.objects.create(
-        player=player, table=table, day=day or timezone.localdate(), **counts
-    )
+    Total.objects.create(player=player, table=table, **counts)
+    return Tally.objects.create(player=player, table=table, day=timezone.localdate(), **counts)
 
 
 class TestOrder:
@@ -159,12 +160,31 @@ class TestQueryCounts:
         table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
         for _ in range(matches):
             play(table, ["Dee", "Cy", "Bob"])
-        # The first-host check, the filter's table lookup, the aggregate.
-        with django_assert_num_queries(3):
+        client.get(reverse("matches:standings"))  # a browser that already has its CSRF cookie
+        cache.clear()
+        # The first-host check, the league stamp, the filter's table lookup, the aggregate.
+        with django_assert_num_queries(4):
             client.get(reverse("matches:api_standings"), {"table": table.pk})
-        # The first-host check and the aggregate (no table filter), then the table choices.
+        # The first-host check, the stamp, the aggregate, the table choices of the filter.
+        with django_assert_num_queries(4):
+            page = client.get(reverse("matches:standings"))
+        # Until a match is filed or unfiled the rows come from the cache, or a 304.
         with django_assert_num_queries(3):
-            client.get(reverse("matches:standings"))
+            again = client.get(reverse("matches:standings")).content.decode()
+        rows = re.compile(r"<tbody>.*</tbody>", re.S)
+        assert rows.search(again).group() == rows.search(page.content.decode()).group()
+        assert (
+            client.get(reverse("matches:standings"), HTTP_IF_NONE_MATCH=page["ETag"]).status_code
+            == 304
+        )
+
+    def test_a_filed_match_refreshes_cached_standings(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        first = client.get(reverse("matches:api_standings")).json()["rows"]
+        play(table, ["Ann", "Bob"])  # Cy wins the second
+        second = client.get(reverse("matches:api_standings")).json()["rows"]
+        assert first != second and {r["player"]: r["wins"] for r in second}["Cy"] == 1
 
 
 class TestCsv:

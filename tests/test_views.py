@@ -531,9 +531,9 @@ class TestQueryCounts:
 # table version (9); then the board fragment: open match, seats, last tap, recent matches (4);
 # and the version once more for the X-Board-ETag header (1).
 TAP_QUERIES = 17
-# The crowning also saves the winner's seat and the match, adds the match to the standings
-# tallies (2), and opens the next match and its seats.
-CROWNING_QUERIES = 23
+# The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
+# the match to the day's tally and the season total (4), and opens the next match and seats.
+CROWNING_QUERIES = 27
 # Session, user, the ETag's version read, the table, then the board's 4 reads.
 HOST_PAGE_QUERIES = 8
 # No session: the first-host check, the version, the table and the board's 4 reads.

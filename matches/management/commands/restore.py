@@ -1,9 +1,12 @@
 import sqlite3
 import subprocess
+import uuid
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
+
+from matches.models import League
 
 from ._database import postgres_command
 
@@ -48,4 +51,6 @@ class Command(BaseCommand):
                 raise CommandError(f"pg_restore failed: {result.stderr.strip()}")
         else:
             raise CommandError(f"No restore method for {connection.vendor}.")
+        # Standings cached for the timeline this backup left must never be served again.
+        League.objects.update(epoch=uuid.uuid4())
         self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))
