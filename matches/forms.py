@@ -3,7 +3,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
-from . import services
+from . import services, showdown
+from .hands import HandError
 from .models import Table
 
 
@@ -139,3 +140,43 @@ class StandingsFilterForm(forms.Form):
             "from": start.isoformat() if start else None,
             "to": end.isoformat() if end else None,
         }
+
+
+SHOWDOWN_HANDS = 10
+
+
+class ShowdownForm(forms.Form):
+    """Up to ten players' three cards each, judged as one showdown from one deck."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for n in range(1, SHOWDOWN_HANDS + 1):
+            self.fields[f"name_{n}"] = forms.CharField(
+                label=_("Player %(n)s") % {"n": n}, required=False, max_length=40
+            )
+            self.fields[f"hand_{n}"] = forms.CharField(
+                label=_("Cards of player %(n)s") % {"n": n},
+                required=False,
+                max_length=60,
+                widget=forms.TextInput(
+                    attrs={"class": "hand-input", "autocapitalize": "characters", "autocomplete": "off",
+                           "spellcheck": "false", "placeholder": "QS 7D 4C"}
+                ),
+            )  # fmt: skip
+
+    def rows(self) -> list[tuple]:
+        return [(n, self[f"name_{n}"], self[f"hand_{n}"]) for n in range(1, SHOWDOWN_HANDS + 1)]
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        pairs = []
+        for n in range(1, SHOWDOWN_HANDS + 1):
+            name = (cleaned.get(f"name_{n}") or "").strip()
+            cards = (cleaned.get(f"hand_{n}") or "").strip()
+            if cards:
+                pairs.append((name or _("Hand %(n)s") % {"n": n}, cards))
+        try:
+            cleaned["verdict"] = showdown.showdown_judge(pairs)
+        except HandError as error:
+            raise forms.ValidationError(showdown.error_message(error)) from None
+        return cleaned

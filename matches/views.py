@@ -4,6 +4,7 @@ works without JavaScript."""
 
 import csv
 import hashlib
+import json
 import uuid
 from collections.abc import Callable
 from functools import wraps
@@ -21,19 +22,22 @@ from django.utils.html import format_html_join
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import cache_control
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import charts, selectors, services
+from . import charts, selectors, services, showdown
 from .forms import (
     FirstHostForm,
     LaunchForm,
     RosterForm,
+    ShowdownForm,
     StandingsFilterForm,
     TapForm,
     UndoForm,
 )
+from .hands import SUIT_SYMBOL, HandError
 from .models import Player, Table, points_for
 
 BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
@@ -478,3 +482,55 @@ def table_board_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     }
     template = "matches/board.html#tv" if request.htmx else "matches/board.html"
     return render(request, template, context)
+
+
+BAD_SHOWDOWN_JSON = _('Send JSON like {"hands": {"Ann": "QS 7D 4C", "Ben": "10h 10c 2s"}}.')
+CARD_GRID = [
+    [
+        (f"{rank}{suit}", f"{rank}{SUIT_SYMBOL[value]}")
+        for rank in ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
+    ]
+    for suit, value in (("S", 4), ("H", 3), ("D", 2), ("C", 1))
+]
+
+
+@require_GET
+def rules(request: HttpRequest) -> HttpResponse:
+    return render(request, "matches/rules.html")
+
+
+@require_GET
+def showdown_page(request: HttpRequest) -> HttpResponse:
+    """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
+    submitted = any(key.startswith("hand_") for key in request.GET)
+    initial = {}
+    table_id = request.GET.get("table", "")
+    if table_id.isdigit():
+        table = Table.objects.filter(pk=int(table_id)).first()
+        if table is not None:
+            board = selectors.table_board(table=table)
+            initial = {f"name_{n}": seat.player.name for n, seat in enumerate(board.standing, 1)}
+    form = ShowdownForm(request.GET if submitted else None, initial=initial)
+    verdict = form.cleaned_data["verdict"] if submitted and form.is_valid() else None
+    context = {"form": form, "verdict": verdict, "card_grid": CARD_GRID}
+    return render(
+        request, "matches/showdown.html", context, status=400 if submitted and not verdict else 200
+    )
+
+
+@csrf_exempt  # it changes nothing; scripts post JSON without a session
+@require_POST
+def api_showdown(request: HttpRequest) -> JsonResponse:
+    try:
+        hands = json.loads(request.body)["hands"]
+        if not isinstance(hands, dict) or not all(
+            isinstance(k, str) and k.strip() and isinstance(v, str) for k, v in hands.items()
+        ):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return JsonResponse({"error": str(BAD_SHOWDOWN_JSON)}, status=400)
+    try:
+        verdict = showdown.showdown_judge([(k.strip(), v) for k, v in hands.items()])
+    except HandError as error:
+        return JsonResponse({"error": showdown.error_message(error)}, status=400)
+    return JsonResponse(verdict.as_json(), json_dumps_params={"ensure_ascii": False})

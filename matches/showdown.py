@@ -1,0 +1,173 @@
+"""The showdown judge in words: names for hands, why the worst one loses, and messages for
+input that cannot be judged. The ranking itself is the pure module hands.py."""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from .hands import Category, HandError, Ranked, decided_by_suit, judge
+
+RANK_NAMES = {
+    2: (gettext_lazy("two"), gettext_lazy("twos")),
+    3: (gettext_lazy("three"), gettext_lazy("threes")),
+    4: (gettext_lazy("four"), gettext_lazy("fours")),
+    5: (gettext_lazy("five"), gettext_lazy("fives")),
+    6: (gettext_lazy("six"), gettext_lazy("sixes")),
+    7: (gettext_lazy("seven"), gettext_lazy("sevens")),
+    8: (gettext_lazy("eight"), gettext_lazy("eights")),
+    9: (gettext_lazy("nine"), gettext_lazy("nines")),
+    10: (gettext_lazy("ten"), gettext_lazy("tens")),
+    11: (gettext_lazy("jack"), gettext_lazy("jacks")),
+    12: (gettext_lazy("queen"), gettext_lazy("queens")),
+    13: (gettext_lazy("king"), gettext_lazy("kings")),
+    14: (gettext_lazy("ace"), gettext_lazy("aces")),
+}
+SUIT_NAMES = {
+    4: gettext_lazy("spades"),
+    3: gettext_lazy("hearts"),
+    2: gettext_lazy("diamonds"),
+    1: gettext_lazy("clubs"),
+}
+CATEGORY_NAMES = {
+    Category.PRIAL: gettext_lazy("prial"),
+    Category.RUNNING_FLUSH: gettext_lazy("running flush"),
+    Category.RUN: gettext_lazy("run"),
+    Category.FLUSH: gettext_lazy("flush"),
+    Category.PAIR: gettext_lazy("pair"),
+    Category.HIGH_CARD: gettext_lazy("high card"),
+}
+
+UNKNOWN_CARD = gettext_lazy(
+    "%(player)s: “%(token)s” is not a card. Write cards like QS, 10h or Q♠."
+)
+NOT_THREE = gettext_lazy("%(player)s: a hand has exactly three cards; %(token)s given.")
+CARD_TWICE_IN_HAND = gettext_lazy("%(player)s: %(token)s appears twice in the hand.")
+CARD_IN_TWO_HANDS = gettext_lazy(
+    "%(token)s is in both %(other)s’s and %(player)s’s hands; there is only one deck."
+)
+TOO_FEW = gettext_lazy("Enter at least two hands.")
+TOO_MANY = gettext_lazy("At most 10 hands can be judged at once.")
+SAME_NAME = gettext_lazy("Two hands are named %(player)s; give each player their own name.")
+
+
+def error_message(error: HandError) -> str:
+    if error.code == "card_twice":
+        template = CARD_IN_TWO_HANDS if error.other else CARD_TWICE_IN_HAND
+    else:
+        template = {
+            "unknown_card": UNKNOWN_CARD,
+            "not_three": NOT_THREE,
+            "too_few": TOO_FEW,
+            "too_many": TOO_MANY,
+            "same_name": SAME_NAME,
+        }[error.code]
+    return str(template) % {"player": error.player, "token": error.token, "other": error.other}
+
+
+def _one(rank: int) -> str:
+    return str(RANK_NAMES[rank][0])
+
+
+def _many(rank: int) -> str:
+    return str(RANK_NAMES[rank][1])
+
+
+def describe(hand: Ranked) -> str:
+    """'Pair of queens, seven kicker', 'Running flush, ace-two-three', 'King high'."""
+    category, ranks = hand.category, hand.ranks
+    if category == Category.PRIAL:
+        return _("Prial of %(rank)s") % {"rank": _many(3 if ranks[0] == 15 else ranks[0])}
+    if category in (Category.RUNNING_FLUSH, Category.RUN):
+        if ranks[0] == 15:
+            text = _("ace-two-three")
+        else:
+            text = _("%(rank)s high") % {"rank": _one(ranks[0])}
+        if category == Category.RUNNING_FLUSH:
+            return _("Running flush, %(detail)s") % {"detail": text}
+        return _("Run, %(detail)s") % {"detail": text}
+    if category == Category.FLUSH:
+        return _("Flush, %(rank)s high") % {"rank": _one(ranks[0])}
+    if category == Category.PAIR:
+        return _("Pair of %(pair)s, %(kicker)s kicker") % {
+            "pair": _many(ranks[0]),
+            "kicker": _one(ranks[1]),
+        }
+    return (_("%(rank)s high") % {"rank": _one(ranks[0])}).capitalize()
+
+
+def cards_text(hand: Ranked) -> str:
+    return " ".join(str(card) for card in hand.cards)
+
+
+def why_it_loses(loser: str, worst: Ranked, winner: str, next_worst: Ranked) -> str:
+    names = {"loser": loser, "winner": winner}
+    if worst.category != next_worst.category:
+        return _("%(loser)s loses to %(winner)s: a %(better)s beats a %(worse)s.") % {
+            **names,
+            "better": CATEGORY_NAMES[next_worst.category],
+            "worse": CATEGORY_NAMES[worst.category],
+        }
+    if decided_by_suit(worst, next_worst):
+        return _(
+            "%(loser)s loses to %(winner)s: the ranks are exactly the same, so the suit of "
+            "the highest card decides, and %(better)s beat %(worse)s."
+        ) % {
+            **names,
+            "better": SUIT_NAMES[next_worst.tie_suit],
+            "worse": SUIT_NAMES[worst.tie_suit],
+        }
+    return _(
+        "%(loser)s loses to %(winner)s: both hold a %(kind)s, and %(winner_cards)s ranks "
+        "above %(loser_cards)s."
+    ) % {
+        **names,
+        "kind": CATEGORY_NAMES[worst.category],
+        "winner_cards": cards_text(next_worst),
+        "loser_cards": cards_text(worst),
+    }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    order: list[tuple[str, Ranked]]  # best first
+
+    @property
+    def loser(self) -> str:
+        return self.order[-1][0]
+
+    @property
+    def reason(self) -> str:
+        (winner, next_worst), (loser, worst) = self.order[-2], self.order[-1]
+        return why_it_loses(loser, worst, winner, next_worst)
+
+    def rows(self) -> list[dict]:
+        return [
+            {
+                "name": name,
+                "cards": hand.cards,
+                "category": hand.category.slug,
+                "description": describe(hand),
+                "loses": name == self.loser,
+            }
+            for name, hand in self.order
+        ]
+
+    def as_json(self) -> dict:
+        return {
+            "order": [name for name, _ in self.order],
+            "loser": self.loser,
+            "hands": {
+                name: {"category": hand.category.slug, "description": describe(hand)}
+                for name, hand in self.order
+            },
+        }
+
+
+def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
+    """Judge (name, cards) pairs; a HandError carries what is wrong and whose hand it is."""
+    names = [name for name, _ in pairs]
+    for name in names:
+        if names.count(name) > 1:
+            raise HandError("same_name", player=name)
+    return Verdict(order=judge(dict(pairs)))
