@@ -82,7 +82,7 @@ class TestPage:
             "hand_1": "9S 9D 3C",
             "name_2": "Bob",
             "hand_2": "8S 8D KC",
-            "hand_3": "AS 2D 3C",
+            "hand_3": "AH 2D 3H",
         }
         html = client.get(reverse("matches:showdown"), params).content.decode()
         assert "Run, ace-two-three" in html
