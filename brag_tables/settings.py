@@ -6,7 +6,6 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
-from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -150,7 +149,8 @@ LOGIN_REDIRECT_URL = "matches:home"
 LOGOUT_REDIRECT_URL = "matches:home"
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", _("English"))]
+# Each language is offered in its own name; European Portuguese is Django's "pt".
+LANGUAGES = [("en", "English"), ("pt", "Português")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "Europe/London")
 USE_I18N = True

@@ -4,7 +4,7 @@ input that cannot be judged. The ranking itself is the pure module hands.py."""
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from .hands import Category, HandError, Ranked, decided_by_suit, judge
 
@@ -29,13 +29,15 @@ SUIT_NAMES = {
     2: gettext_lazy("diamonds"),
     1: gettext_lazy("clubs"),
 }
+# Used inside "a %(better)s beats a %(worse)s": languages with gendered articles put the
+# article in the name.
 CATEGORY_NAMES = {
-    Category.PRIAL: gettext_lazy("prial"),
-    Category.RUNNING_FLUSH: gettext_lazy("running flush"),
-    Category.RUN: gettext_lazy("run"),
-    Category.FLUSH: gettext_lazy("flush"),
-    Category.PAIR: gettext_lazy("pair"),
-    Category.HIGH_CARD: gettext_lazy("high card"),
+    Category.PRIAL: pgettext_lazy("kind of hand, after an article", "prial"),
+    Category.RUNNING_FLUSH: pgettext_lazy("kind of hand, after an article", "running flush"),
+    Category.RUN: pgettext_lazy("kind of hand, after an article", "run"),
+    Category.FLUSH: pgettext_lazy("kind of hand, after an article", "flush"),
+    Category.PAIR: pgettext_lazy("kind of hand, after an article", "pair"),
+    Category.HIGH_CARD: pgettext_lazy("kind of hand, after an article", "high card"),
 }
 
 UNKNOWN_CARD = gettext_lazy(

@@ -1,0 +1,104 @@
+"""English and European Portuguese: chosen by the browser or the switcher, nothing left
+untranslated, and compiled catalogues shipped so no machine needs GNU gettext to run."""
+
+import gettext
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parent.parent
+LOCALE = ROOT / "locale" / "pt" / "LC_MESSAGES"
+
+
+def test_accept_language_picks_portuguese(host, client):
+    table = make_table()
+    tap(table, "Ben")
+    html = client.get(
+        reverse("matches:table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt-PT,pt;q=0.9"
+    ).content.decode()
+    assert '<html lang="pt">' in html
+    assert "Partida 1" in html and "Primeiro dador" in html
+    assert '<span class="name">Ben</span> <span class="place">4.º</span>' in html
+
+
+def test_the_switcher_remembers_the_choice(host_client):
+    table = make_table()
+    url = reverse("matches:table", args=[table.pk])
+    response = host_client.post(reverse("set_language"), {"language": "pt", "next": url})
+    assert response.status_code == 302 and response["Location"] == url
+    match = table.matches.get()
+    form = {"match": match.pk, "player": match.seats.get(player__name="Ben").player_id}
+    reply = host_client.post(reverse("matches:tap", args=[table.pk]), form, HTTP_HX_REQUEST="true")
+    assert "Ben está fora, 4.º." in reply.content.decode()
+    host_client.post(reverse("set_language"), {"language": "en", "next": url})
+    assert "Match 1" in host_client.get(url).content.decode()
+
+
+def test_showdown_api_answers_in_the_request_language(host, client):
+    response = client.post(
+        reverse("matches:api_showdown"),
+        '{"hands": {"Ana": "QS QC 7D", "Rui": "QH 9H 2C"}}',
+        content_type="application/json",
+        HTTP_ACCEPT_LANGUAGE="pt",
+    )
+    assert response.json()["hands"]["Ana"]["description"] == "Par de damas, sete solto"
+
+
+def test_dates_are_localised(host, client):
+    table = make_table()
+    for name in ["Ben", "Alice", "Cara"]:
+        tap(table, name)
+    html = client.get(
+        reverse("matches:matches", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt"
+    ).content.decode()
+    filed = table.matches.get(number=1).filed_at
+    assert re.search(rf"{filed.astimezone().year}", html)
+    assert re.search(
+        r"de (janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro) de",
+        html,
+        re.IGNORECASE,
+    )
+
+
+def test_the_shipped_catalogue_is_compiled_from_the_po_file():
+    with open(LOCALE / "django.mo", "rb") as mo:
+        compiled = gettext.GNUTranslations(mo)._catalog
+    po = (LOCALE / "django.po").read_text()
+    assert 'msgid "Launch table"\nmsgstr "Abrir mesa"' in po
+    assert compiled["Launch table"] == "Abrir mesa"
+    entries = len(re.findall(r"^msgid ", po, re.M)) - 1  # less the header
+    # Plural forms are stored once per form, keyed (msgid, n).
+    assert len({k if isinstance(k, str) else k[0] for k in compiled if k}) == entries
+
+
+def test_makemessages_leaves_nothing_untranslated_or_fuzzy(tmp_path):
+    if shutil.which("xgettext") is None:
+        message = "GNU gettext is needed to run makemessages: sudo apt-get install gettext"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    copy = tmp_path / "app"
+    shutil.copytree(
+        ROOT,
+        copy,
+        ignore=shutil.ignore_patterns(".venv", ".git", "staticfiles", "*.sqlite3*", ".hypothesis"),
+    )
+    env = {**os.environ, "DJANGO_HTTPS": "0"}
+    subprocess.run(
+        [os.sys.executable, "manage.py", "makemessages", "-l", "pt", "--ignore=bench", "--ignore=loadtest", "--ignore=tests"],
+        cwd=copy, env=env, check=True, capture_output=True,
+    )  # fmt: skip
+    stats = subprocess.run(
+        [shutil.which("msgfmt"), "--statistics", "-o", os.devnull, str(copy / "locale/pt/LC_MESSAGES/django.po")],
+        capture_output=True, text=True, check=True,
+    ).stderr  # fmt: skip
+    assert "untranslated" not in stats and "fuzzy" not in stats, stats
+    assert "#, fuzzy" not in (copy / "locale/pt/LC_MESSAGES/django.po").read_text()
