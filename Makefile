@@ -8,7 +8,7 @@ PORT ?= 8000
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see README).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
-.PHONY: run test lint format setup setup-dev migrate bench loadtest clean
+.PHONY: run test lint format setup setup-dev migrate bench loadtest messages clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -64,3 +64,9 @@ loadtest: setup-dev
 	@if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
 		$(PY) loadtest/run.py --database-url $(LOADTEST_PG_URL) $(LOADTEST_ARGS); \
 	else echo "PostgreSQL not reachable on 127.0.0.1:5432: skipped its load test"; fi
+
+# Refresh the Portuguese catalogue after changing user-facing strings (needs GNU gettext),
+# then translate what is new in locale/pt/LC_MESSAGES/django.po and compile it.
+messages: setup-dev
+	$(LOCAL_ENV) $(PY) manage.py makemessages -l pt --ignore=.venv --ignore=bench --ignore=loadtest --ignore=tests --ignore=staticfiles
+	$(LOCAL_ENV) $(PY) manage.py compilemessages -l pt --ignore=.venv

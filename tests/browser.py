@@ -39,8 +39,9 @@ def require_chromium() -> None:
 
 
 def tablet(browser: Browser, viewport: dict | None = None, **options) -> BrowserContext:
+    options = {"locale": "en-GB", **options}
     return browser.new_context(
-        viewport=viewport or LANDSCAPE, has_touch=True, is_mobile=False, locale="en-GB", **options
+        viewport=viewport or LANDSCAPE, has_touch=True, is_mobile=False, **options
     )
 
 

@@ -321,6 +321,11 @@ class TestAccessibility:
             assert self.serious(viewer) == [], "launch"
             viewer.goto(f"{site}/tables/{table.pk}/")
             assert self.serious(viewer) == [], "host table"
+            for path in ["/standings/", f"/tables/{table.pk}/board/", "/rules/",
+                         "/rules/showdown/?hand_1=QS+QC+7D&hand_2=JS+JH+AD",
+                         f"/players/{table.matches.get(number=1).winner_id}/"]:  # fmt: skip
+                viewer.goto(f"{site}{path}")
+                assert self.serious(viewer) == [], path
             viewer.context.close()
 
 
@@ -341,3 +346,48 @@ class TestPolling:
         tap(table, "Alice")  # from another tablet: the board changes and the old message goes
         expect(host_page.locator(".out-list")).to_contain_text("Alice 3rd", timeout=SYNC_TIMEOUT_MS)
         expect(host_page.get_by_text("Ben is out, 4th.")).to_have_count(0)
+
+
+class TestPortuguese:
+    def test_switch_tap_and_judge_a_showdown_on_a_portrait_tablet(self, browser, site):
+        names = [
+            "Ana",
+            "Ben",
+            "Cátia",
+            "Duarte",
+            "Eva",
+            "Filipa",
+            "Gonçalo",
+            "Helena",
+            "Inês",
+            "João",
+        ]
+        table = make_table(players=names)
+        context = tablet(browser, PORTRAIT)
+        page = context.new_page()
+        log_in(page, site)
+        page.goto(f"{site}/tables/{table.pk}/")
+        page.get_by_role("button", name="Português").click()
+        expect(page.get_by_role("heading", name="Partida 1")).to_be_visible()
+        expect(page.get_by_text("Primeiro dador: Ana")).to_be_visible()
+        for name in names:  # ten players still fit a 768x1024 screen in Portuguese
+            box = player_button(page, name).bounding_box()
+            assert box["y"] + box["height"] <= PORTRAIT["height"], name
+        player_button(page, "Ben").tap()
+        expect(page.get_by_text("Ben está fora, 10.º.")).to_be_visible()
+        page.screenshot(path=SCREENSHOTS / "table-portuguese-portrait.png")
+
+        page.goto(f"{site}/rules/showdown/?table={table.pk}")
+        expect(page.get_by_role("heading", name="Juiz da revelação")).to_be_visible()
+        expect(page.get_by_label("Jogador 1", exact=True)).to_have_value("Ana")
+        page.get_by_label("Cartas do jogador 1", exact=True).tap()
+        for card in ["Q♠", "Q♣", "7♦"]:  # picked from the card grid by touch
+            page.get_by_role("button", name=card, exact=True).tap()
+        expect(page.get_by_label("Cartas do jogador 1", exact=True)).to_have_value("QS QC 7D")
+        page.get_by_label("Cartas do jogador 2", exact=True).fill("js jh ad")
+        page.get_by_role("button", name="Julgar a revelação").tap()
+        expect(page.locator("li.loses")).to_contain_text("Cátia")
+        expect(page.locator("li.loses")).to_contain_text("perde uma vida")
+        expect(page.get_by_text("Cátia perde para Ana: ambos têm um par")).to_be_visible()
+        page.screenshot(path=SCREENSHOTS / "showdown-portuguese-portrait.png", full_page=True)
+        context.close()
