@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Match, Player, Seat, Table, Tally, Tap, Total
+from .models import League, Match, Player, Seat, Table, Tally, Tap, Total
 
 
 class SeatInline(admin.TabularInline):
@@ -58,3 +58,9 @@ class CountsAdmin(admin.ModelAdmin):
     list_display = ["player", "table", "played", "wins", "seconds", "thirds", "points"]
     list_select_related = ["player", "table"]
     raw_id_fields = ["player", "table"]
+
+
+@admin.register(League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["epoch", "version"]
+    readonly_fields = ["epoch", "version"]

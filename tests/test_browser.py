@@ -391,3 +391,32 @@ class TestPortuguese:
         expect(page.get_by_text("Cátia perde para Ana: ambos têm um par")).to_be_visible()
         page.screenshot(path=SCREENSHOTS / "showdown-portuguese-portrait.png", full_page=True)
         context.close()
+
+
+class TestBigScreen:
+    def test_ten_players_fit_a_1920x1080_tv_and_it_follows_the_taps(self, browser, site):
+        names = [
+            "Ana",
+            "Ben",
+            "Cátia",
+            "Duarte",
+            "Eva",
+            "Filipa",
+            "Gonçalo",
+            "Helena",
+            "Inês",
+            "João",
+        ]
+        table = make_table(players=names)
+        for name in names[1:][::-1]:
+            tap(table, name)  # match 1: Ana wins
+        tap(table, "João")
+        context = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-GB")
+        page = context.new_page()
+        page.goto(f"{site}/tables/{table.pk}/board/")
+        expect(page.get_by_text("João 10th")).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollHeight") <= 1080
+        tap(table, "Inês")
+        expect(page.get_by_text("Inês 9th")).to_be_visible(timeout=SYNC_TIMEOUT_MS)
+        page.screenshot(path=SCREENSHOTS / "board-1920x1080.png")
+        context.close()

@@ -1,3 +1,4 @@
+import json
 import os
 import subprocess
 import sys
@@ -190,12 +191,33 @@ class TestFuzz:
         max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
     )
     @given(params=st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=10), values, max_size=5),
-           route=st.sampled_from(["home", "table", "matches", "match", "api_table"]))  # fmt: skip
+           route=st.sampled_from(["home", "table", "matches", "match", "api_table", "standings",
+                                  "api_standings", "standings_csv", "showdown", "board",
+                                  "table_results_csv", "rules"]))  # fmt: skip
     def test_random_query_strings_never_500(self, client, host, params, route):
         table = Table.objects.first() or make_table()
-        kwargs = {"table_id": table.pk} if route != "home" else {}
+        table_routes = {"table", "matches", "match", "api_table", "board", "table_results_csv"}
+        kwargs = {"table_id": table.pk} if route in table_routes else {}
         if route == "match":
             kwargs["number"] = 1
         params = {k: v.replace("\x00", "") for k, v in params.items()}
         response = client.get(reverse(f"matches:{route}", kwargs=kwargs), params)
         assert response.status_code < 500
+
+    @settings(
+        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
+    @given(
+        body=st.one_of(
+            st.binary(max_size=200),
+            st.dictionaries(st.text(max_size=8), st.one_of(values, st.integers()), max_size=4).map(
+                lambda hands: json.dumps({"hands": hands}).encode()
+            ),
+        )
+    )
+    def test_random_showdown_bodies_never_500(self, client, host, body):
+        response = client.post(
+            reverse("matches:api_showdown"), body, content_type="application/json"
+        )
+        assert response.status_code in (200, 400)
+        assert set(response.json()) in ({"error"}, {"order", "loser", "hands"})

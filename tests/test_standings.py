@@ -178,6 +178,26 @@ class TestQueryCounts:
             == 304
         )
 
+    @pytest.mark.parametrize("matches", [10, 10_000])
+    def test_the_same_queries_for_10_and_10000_matches(
+        self, db, client, django_assert_num_queries, matches
+    ):
+        from bench.seed import seed_league
+
+        seed_league(players=40, tables=5, matches=matches)
+        cache.clear()
+        today = timezone.localdate().isoformat()
+        # First-host check, league stamp, the aggregate: the same however long the season.
+        with django_assert_num_queries(3):
+            assert client.get(reverse("matches:api_standings")).status_code == 200
+        with django_assert_num_queries(3):
+            assert (
+                client.get(
+                    reverse("matches:api_standings"), {"from": "2020-01-01", "to": today}
+                ).status_code
+                == 200
+            )
+
     def test_a_filed_match_refreshes_cached_standings(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy"])
         play(table, ["Cy", "Bob"])
