@@ -128,6 +128,10 @@ class TestOnlyHostsWrite:
                     "password1": "Sup3r-secret-pw", "password2": "Sup3r-secret-pw"}  # fmt: skip
             response = client.post(url, data)
             walked.append(pattern.name)
+            if pattern.name == "api_showdown":
+                # Open to anyone by design: it judges cards and stores nothing.
+                assert response.status_code == 400, response.status_code
+                continue
             refused = response.status_code in (403, 404, 405) or (
                 response.status_code == 302 and response["Location"].startswith(reverse("login"))
             )
