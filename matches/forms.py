@@ -97,22 +97,15 @@ class StandingsFilterForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        date_errors = {"invalid": _("Enter dates as YYYY-MM-DD.")}
         # "from" is a Python keyword, so these two are added by name.
-        self.fields["from"] = forms.DateField(
-            label=_("From"),
-            required=False,
-            input_formats=["%Y-%m-%d"],
-            widget=forms.DateInput(attrs={"type": "date"}),
-            error_messages=date_errors,
-        )
-        self.fields["to"] = forms.DateField(
-            label=_("To"),
-            required=False,
-            input_formats=["%Y-%m-%d"],
-            widget=forms.DateInput(attrs={"type": "date"}),
-            error_messages=date_errors,
-        )
+        for name, label in (("from", _("From")), ("to", _("To"))):
+            self.fields[name] = forms.DateField(
+                label=label,
+                required=False,
+                input_formats=["%Y-%m-%d"],
+                widget=forms.DateInput(attrs={"type": "date"}),
+                error_messages={"invalid": _("Enter dates as YYYY-MM-DD.")},
+            )
 
     def clean(self) -> dict:
         cleaned = super().clean()

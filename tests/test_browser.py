@@ -27,6 +27,18 @@ from tests.browser import (
 from tests.factories import WORKED_GAME, make_host, make_table, places, tap
 
 pytestmark = pytest.mark.browser
+TEN_PLAYERS = [
+    "Ana",
+    "Ben",
+    "Cátia",
+    "Duarte",
+    "Eva",
+    "Filipa",
+    "Gonçalo",
+    "Helena",
+    "Inês",
+    "João",
+]
 
 
 @pytest.fixture(scope="session")
@@ -350,18 +362,7 @@ class TestPolling:
 
 class TestPortuguese:
     def test_switch_tap_and_judge_a_showdown_on_a_portrait_tablet(self, browser, site):
-        names = [
-            "Ana",
-            "Ben",
-            "Cátia",
-            "Duarte",
-            "Eva",
-            "Filipa",
-            "Gonçalo",
-            "Helena",
-            "Inês",
-            "João",
-        ]
+        names = TEN_PLAYERS
         table = make_table(players=names)
         context = tablet(browser, PORTRAIT)
         page = context.new_page()
@@ -395,18 +396,7 @@ class TestPortuguese:
 
 class TestBigScreen:
     def test_ten_players_fit_a_1920x1080_tv_and_it_follows_the_taps(self, browser, site):
-        names = [
-            "Ana",
-            "Ben",
-            "Cátia",
-            "Duarte",
-            "Eva",
-            "Filipa",
-            "Gonçalo",
-            "Helena",
-            "Inês",
-            "João",
-        ]
+        names = TEN_PLAYERS
         table = make_table(players=names)
         for name in names[1:][::-1]:
             tap(table, name)  # match 1: Ana wins
