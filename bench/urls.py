@@ -3,12 +3,12 @@
 from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse
 from django.urls import include, path
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from matches.models import Player
 
 
-@require_GET
+@require_safe
 def read_floor(request: HttpRequest, player_id: int) -> HttpResponse:
     """One indexed query: the least a page that reads the database can cost."""
     name = Player.objects.filter(pk=player_id).values_list("name", flat=True).first()

@@ -23,7 +23,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import condition, require_GET, require_http_methods, require_POST
+from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -77,7 +77,7 @@ def _table_or_404(table_id: int) -> Table:
     return get_object_or_404(Table, pk=table_id)
 
 
-@require_GET
+@require_safe
 def home(request: HttpRequest) -> HttpResponse:
     tables = Table.objects.order_by("closed_at", "-created_at")[:50]
     return render(request, "matches/home.html", {"tables": tables})
@@ -155,7 +155,7 @@ def _render_board(request: HttpRequest, table: Table, *, status: int = 200) -> H
     return render(request, template, context, status=status)
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request", "Cookie")
 @cache_control(no_cache=True, private=True)
 @condition(etag_func=_board_etag)
@@ -262,14 +262,14 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
     return redirect("matches:table", table_id=table.pk)
 
 
-@require_GET
+@require_safe
 def table_matches(request: HttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     matches = selectors.table_filed_matches(table=table)
     return render(request, "matches/matches.html", {"table": table, "matches": matches})
 
 
-@require_GET
+@require_safe
 def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpResponse:
     table = _table_or_404(table_id)
     match = selectors.match_detail(table=table, number=number)
@@ -285,7 +285,7 @@ def _api_etag(request: HttpRequest, table_id: int) -> str | None:
     return None if version is None else f'"api{table_id}.v{version}"'
 
 
-@require_GET
+@require_safe
 @cache_control(no_cache=True)
 @condition(etag_func=_api_etag)
 def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
@@ -357,7 +357,7 @@ def _cached_standings(request: HttpRequest, form: StandingsFilterForm, kind: str
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("Cookie")
 @cache_control(no_cache=True, private=True)
 @condition(etag_func=_standings_etag)
@@ -382,7 +382,7 @@ def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse
     )
 
 
-@require_GET
+@require_safe
 @cache_control(no_cache=True)
 @condition(etag_func=lambda request: f'"{_standings_key(request, "json", None)}"')
 def api_standings(request: HttpRequest) -> JsonResponse:
@@ -412,7 +412,7 @@ def _csv_response(filename: str, header: list[str], rows) -> HttpResponse:
     return response
 
 
-@require_GET
+@require_safe
 def standings_csv(request: HttpRequest) -> HttpResponse:
     form = _standings_form(request)
     if not form.is_valid():
@@ -431,7 +431,7 @@ def standings_csv(request: HttpRequest) -> HttpResponse:
     )  # fmt: skip
 
 
-@require_GET
+@require_safe
 def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     seats = selectors.table_results(table=table)
@@ -452,7 +452,7 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
-@require_GET
+@require_safe
 def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
     history = selectors.player_history(player=player)
@@ -467,7 +467,7 @@ def _board_tv_etag(request: HttpRequest, table_id: int) -> str | None:
     return f'"tv{table_id}.v{version}.{int(bool(request.htmx))}.{get_language()}"'
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 @cache_control(no_cache=True)
 @condition(etag_func=_board_tv_etag)
@@ -494,12 +494,12 @@ CARD_GRID = [
 ]
 
 
-@require_GET
+@require_safe
 def rules(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/rules.html")
 
 
-@require_GET
+@require_safe
 def showdown_page(request: HttpRequest) -> HttpResponse:
     """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
     submitted = any(key.startswith("hand_") for key in request.GET)

@@ -317,6 +317,11 @@ class TestPermissions:
             assert "nothing was saved" in response.content.decode()
         assert counts() == before
 
+    def test_pages_answer_head_for_monitors(self, host, client):
+        table = make_table()
+        for url in ["/", reverse("matches:table", args=[table.pk]), reverse("matches:standings")]:
+            assert client.head(url).status_code == 200, url
+
     def test_writes_need_post(self, host_client):
         table = make_table()
         assert host_client.get(reverse("matches:tap", args=[table.pk])).status_code == 405
