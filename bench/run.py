@@ -104,6 +104,10 @@ def main() -> None:
             players=args.players, tables=args.tables, matches=args.matches
         )
         seeded = time.perf_counter() - started
+        # A bulk load leaves the planner's statistics behind; autovacuum (PostgreSQL) or
+        # PRAGMA optimize (SQLite) would catch up in a running league, so measure after that.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
         live = services.table_launch(
             name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
         )
