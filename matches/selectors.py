@@ -78,19 +78,23 @@ def table_filed_matches(*, table: Table) -> list[Match]:
 
 
 def match_detail(*, table: Table, number: int) -> Match | None:
-    """A match by number with its seats (by place, then seat) and its whole audit trail."""
+    """A match by number with its seats (by place, then seat)."""
     return (
         table.matches.live()
         .filter(number=number)
         .select_related("first_dealer", "winner")
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player")),
-            Prefetch(
-                "taps",
-                queryset=Tap.objects.select_related("player", "tapped_by", "undone_by"),
-            ),
-        )
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
         .first()
+    )
+
+
+def match_audit(*, table: Table, number: int) -> list[Tap]:
+    """Every tap ever made under this match number, undone ones included, and those of a
+    match discarded when the crowning before it was undone: nothing is silently dropped."""
+    return list(
+        Tap.objects.filter(match__table=table, match__number=number)
+        .select_related("player", "tapped_by", "undone_by", "match")
+        .order_by("id")
     )
 
 

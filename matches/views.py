@@ -276,7 +276,8 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
     if match is None:
         raise Http404
     seats = sorted(match.seats.all(), key=lambda s: (s.place is None, s.place or 0, s.position))
-    context = {"table": table, "match": match, "seats": seats, "taps": list(match.taps.all())}
+    taps = selectors.match_audit(table=table, number=number)
+    context = {"table": table, "match": match, "seats": seats, "taps": taps}
     return render(request, "matches/match.html", context)
 
 

@@ -351,6 +351,20 @@ class TestMatchPages:
         assert html.count('<tr class="undone">') == 1
         assert "Alice out, 3rd" in html and "by host" in html
 
+    def test_taps_of_a_discarded_match_stay_in_the_audit_trail(self, host, client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        tap(table, "Dev")  # match 2
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
+        tap(table, "Cara")  # crowned again: a new match 2
+        html = client.get(reverse("matches:match", args=[table.pk, 2])).content.decode()
+        assert "Dev out, 4th" in html
+        assert (
+            "(in a match opened and then discarded when the crowning before it was undone)" in html
+        )
+
     def test_winner_takes_all_match_page_reads_out(self, host, client):
         table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
         for name in ["Ben", "Alice", "Cara"]:
