@@ -100,9 +100,7 @@ def main() -> None:
                 )
 
         started = time.perf_counter()
-        host, _, people = seed_league(
-            players=args.players, tables=args.tables, matches=args.matches
-        )
+        host, people = seed_league(players=args.players, tables=args.tables, matches=args.matches)
         seeded = time.perf_counter() - started
         # A bulk load leaves the planner's statistics behind; autovacuum (PostgreSQL) or
         # PRAGMA optimize (SQLite) would catch up in a running league, so measure after that.

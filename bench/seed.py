@@ -1,5 +1,5 @@
 """A realistic league, written with bulk inserts: players, tables, filed matches of 3 to 10
-players with their seats, taps and standings tallies, and one live table to tap on."""
+players with their seats, taps, daily tallies and season totals."""
 
 import datetime
 import random
@@ -58,42 +58,23 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
             _write(host, pending_matches, pending_results, tallies)
             pending_matches, pending_results = [], []
 
-    Tally.objects.bulk_create(
-        [
-            Tally(
-                player_id=p,
-                table_id=t,
-                day=d,
-                played=v[0],
-                wins=v[1],
-                seconds=v[2],
-                thirds=v[3],
-                points=v[4],
-            )
-            for (p, t, d), v in tallies.items()
-        ],
-        batch_size=BATCH,
-    )
+    # Season totals are the daily tallies added up per player and table.
     totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0] * 5)
     for (p, t, _), v in tallies.items():
         totals[(p, t)] = [a + b for a, b in zip(totals[(p, t)], v, strict=True)]
-    Total.objects.bulk_create(
-        [
-            Total(
-                player_id=p,
-                table_id=t,
-                played=v[0],
-                wins=v[1],
-                seconds=v[2],
-                thirds=v[3],
-                points=v[4],
-            )
-            for (p, t), v in totals.items()
-        ],
+    Tally.objects.bulk_create(
+        [Tally(player_id=p, table_id=t, day=d, **_counts(v)) for (p, t, d), v in tallies.items()],
         batch_size=BATCH,
     )
-    live = Table.objects.create(name="Live table", mode="ranked", created_by=host)
-    return host, live, people
+    Total.objects.bulk_create(
+        [Total(player_id=p, table_id=t, **_counts(v)) for (p, t), v in totals.items()],
+        batch_size=BATCH,
+    )
+    return host, people
+
+
+def _counts(values: list[int]) -> dict[str, int]:
+    return dict(zip(("played", "wins", "seconds", "thirds", "points"), values, strict=True))
 
 
 @transaction.atomic
