@@ -48,33 +48,37 @@ def table_version(*, table_id: int) -> int | None:
     return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
 
 
-def table_board(*, table: Table) -> Board:
-    """The table's open match with its seats in seating order, and what can be undone."""
+def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:
+    """The open match, its standing seats in seating order, and who is out, first out first."""
     match = table.matches.open().select_related("first_dealer").first()
     seats = list(match.seats.select_related("player")) if match else []
+    standing = [seat for seat in seats if seat.place is None]
+    out = sorted((seat for seat in seats if seat.place is not None), key=lambda s: -s.place)
+    return match, standing, out
+
+
+def _filed_with_winners(table: Table):
+    return table.matches.filed().select_related("winner")
+
+
+def table_board(*, table: Table) -> Board:
+    """The table's open match with its seats in seating order, and what can be undone."""
+    match, standing, out = _current_match(table)
     last_tap = (
         Tap.objects.select_related("player", "match")
         .filter(match__table=table, undone_at__isnull=True)
         .order_by("-id")
         .first()
     )
-    recent = list(
-        table.matches.filed().select_related("winner").order_by("-number")[:RECENT_MATCHES]
-    )
+    recent = list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES])
     return Board(
-        table=table,
-        match=match,
-        standing=[seat for seat in seats if seat.place is None],
-        # Elimination order: the first out (the highest place) first.
-        out=sorted((seat for seat in seats if seat.place is not None), key=lambda s: -s.place),
-        last_tap=last_tap,
-        recent=recent,
+        table=table, match=match, standing=standing, out=out, last_tap=last_tap, recent=recent
     )
 
 
 def table_filed_matches(*, table: Table) -> list[Match]:
     """Filed matches of a table, newest first, with their winners."""
-    return list(table.matches.filed().select_related("winner").order_by("-number"))
+    return list(_filed_with_winners(table).order_by("-number"))
 
 
 def match_detail(*, table: Table, number: int) -> Match | None:
@@ -107,21 +111,19 @@ def _result_place(table: Table, seat: Seat) -> int | None:
 
 def table_api(*, table: Table) -> dict:
     """The read-only JSON document for scoreboards and other programs."""
-    board = table_board(table=table)
+    match, standing, out = _current_match(table)
     current = None
-    if board.match is not None:
+    if match is not None:
         current = {
-            "number": board.match.number,
-            "first_dealer": board.match.first_dealer.name,
-            "standing": [seat.player.name for seat in board.standing],
+            "number": match.number,
+            "first_dealer": match.first_dealer.name,
+            "standing": [seat.player.name for seat in standing],
             "out": [
-                {"player": seat.player.name, "place": _result_place(table, seat)}
-                for seat in board.out
+                {"player": seat.player.name, "place": _result_place(table, seat)} for seat in out
             ],
         }
     filed = (
-        table.matches.filed()
-        .select_related("winner")
+        _filed_with_winners(table)
         .prefetch_related(
             Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
         )
