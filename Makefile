@@ -34,9 +34,7 @@ run: migrate
 	@echo "Brag Tables on http://$(HOST):$(PORT)/ (Ctrl+C to stop)"
 	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
 
-test: setup-dev
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
+test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
 

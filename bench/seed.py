@@ -1,5 +1,5 @@
 """A realistic league, written with bulk inserts: players, tables, filed matches of 3 to 10
-players with their seats, taps, daily tallies and season totals."""
+players with their seats, taps, daily tallies and all-time totals."""
 
 import datetime
 import random
@@ -10,7 +10,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from matches.models import RANKED_POINTS, Match, Player, Seat, Table, Tally, Tap, Total, name_key
+from matches.limits import MAX_PLAYERS, MIN_PLAYERS
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
+from matches.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
 
@@ -24,7 +26,9 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
     table_rows = Table.objects.bulk_create(
         [
             Table(
-                name=f"Table {t}", mode=rng.choice(["ranked", "winner_takes_all"]), created_by=host
+                name=f"Table {t}",
+                mode=rng.choice([Table.Mode.RANKED, Table.Mode.WINNER_TAKES_ALL]),
+                created_by=host,
             )
             for t in range(tables)
         ]
@@ -39,7 +43,9 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
     for index in range(matches):
         table = table_rows[index % len(table_rows)]
         numbers[table.pk] += 1
-        seated = rng.sample(regulars[table.pk], rng.randint(3, min(10, len(regulars[table.pk]))))
+        seated = rng.sample(
+            regulars[table.pk], rng.randint(MIN_PLAYERS, min(MAX_PLAYERS, len(regulars[table.pk])))
+        )
         filed_at = start + datetime.timedelta(seconds=index * days * 86400 // matches)
         order = seated[:]
         rng.shuffle(order)  # order[0] wins, order[-1] went out first
@@ -58,23 +64,26 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
             _write(host, pending_matches, pending_results, tallies)
             pending_matches, pending_results = [], []
 
-    # Season totals are the daily tallies added up per player and table.
+    # All-time totals are the daily tallies added up per player and table.
     totals: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0] * 5)
     for (p, t, _), v in tallies.items():
         totals[(p, t)] = [a + b for a, b in zip(totals[(p, t)], v, strict=True)]
-    Tally.objects.bulk_create(
-        [Tally(player_id=p, table_id=t, day=d, **_counts(v)) for (p, t, d), v in tallies.items()],
+    DailyTally.objects.bulk_create(
+        [
+            DailyTally(player_id=p, table_id=t, day=d, **_counts(v))
+            for (p, t, d), v in tallies.items()
+        ],
         batch_size=BATCH,
     )
-    Total.objects.bulk_create(
-        [Total(player_id=p, table_id=t, **_counts(v)) for (p, t), v in totals.items()],
+    AllTimeTotal.objects.bulk_create(
+        [AllTimeTotal(player_id=p, table_id=t, **_counts(v)) for (p, t), v in totals.items()],
         batch_size=BATCH,
     )
     return host, people
 
 
 def _counts(values: list[int]) -> dict[str, int]:
-    return dict(zip(("played", "wins", "seconds", "thirds", "points"), values, strict=True))
+    return dict(zip(COUNT_FIELDS, values, strict=True))
 
 
 @transaction.atomic
@@ -92,11 +101,8 @@ def _write(host, matches, results, tallies) -> None:
                     Tap(match=match, player=player, place=place, key=uuid.uuid4(), tapped_by=host)
                 )
             row = tallies[(player.pk, table.pk, day)]
-            ranked = table.mode == "ranked"
-            row[0] += 1
-            row[1] += place == 1
-            row[2] += ranked and place == 2
-            row[3] += ranked and place == 3
-            row[4] += RANKED_POINTS.get(place, 0) if ranked else 0
+            worth = place_counts(table.mode, place)
+            for index, field in enumerate(COUNT_FIELDS):
+                row[index] += getattr(worth, field)
     Seat.objects.bulk_create(seats, batch_size=BATCH)
     Tap.objects.bulk_create(taps, batch_size=BATCH)

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import League, Match, Player, Seat, Table, Tally, Tap, Total
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 
 
 class SeatInline(admin.TabularInline):
@@ -53,14 +53,14 @@ class TapAdmin(admin.ModelAdmin):
     raw_id_fields = ["match", "player", "tapped_by", "undone_by"]
 
 
-@admin.register(Tally, Total)
+@admin.register(DailyTally, AllTimeTotal)
 class CountsAdmin(admin.ModelAdmin):
     list_display = ["player", "table", "played", "wins", "seconds", "thirds", "points"]
     list_select_related = ["player", "table"]
     raw_id_fields = ["player", "table"]
 
 
-@admin.register(League)
-class LeagueAdmin(admin.ModelAdmin):
+@admin.register(StandingsStamp)
+class StandingsStampAdmin(admin.ModelAdmin):
     list_display = ["epoch", "version"]
     readonly_fields = ["epoch", "version"]

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from .scoring import shown_place
 from .selectors import PlayerHistory
 
 WIDTH, HEIGHT, PAD = 640, 220, 36
@@ -39,7 +40,9 @@ def player_chart(history: PlayerHistory) -> Chart | None:
     )
     # Places that a table names: every place at a ranked table, only wins at the others.
     shown = [
-        seat for seat in reversed(history.matches) if seat.match.table.is_ranked or seat.place == 1
+        seat
+        for seat in reversed(history.matches)
+        if shown_place(seat.match.table.mode, seat.place) is not None
     ]
     max_place = max((seat.place for seat in shown), default=1)
     dots = [

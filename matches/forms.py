@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
@@ -5,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import services, showdown
 from .hands import HandError
+from .limits import NAME_MAX_LENGTH, SHOWDOWN_MAX_HANDS, TABLE_NAME_MAX_LENGTH
 from .models import Table
 
 
@@ -27,7 +30,7 @@ class LaunchForm(forms.Form):
 
     name = forms.CharField(
         label=_("Table name"),
-        max_length=services.TABLE_NAME_MAX_LENGTH,
+        max_length=TABLE_NAME_MAX_LENGTH,
         error_messages={
             "required": services.TABLE_NAME_EMPTY,
             "max_length": services.TABLE_NAME_TOO_LONG,
@@ -48,6 +51,10 @@ class LaunchForm(forms.Form):
         },
     )
 
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {"name": data["name"], "player_names": data["players"], "mode": data["mode"]}
+
 
 class RosterForm(forms.Form):
     label_suffix = ""
@@ -62,12 +69,30 @@ class RosterForm(forms.Form):
         error_messages={"required": _("List the players, one name per line.")},
     )
 
+    @staticmethod
+    def initial_for(board) -> dict:
+        """The open match's seating, standing and out alike, one name per line."""
+        seats = board.standing + board.out
+        return {"match": board.match.pk, "players": "\n".join(s.player.name for s in seats)}
+
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {"match_id": data["match"], "player_names": data["players"]}
+
 
 class TapForm(forms.Form):
     match = forms.IntegerField(min_value=1)
     player = forms.IntegerField(min_value=1)
     # A fresh key per rendered button; a missing key only loses duplicate protection.
     key = forms.UUIDField(required=False)
+
+    def service_kwargs(self) -> dict:
+        data = self.cleaned_data
+        return {
+            "match_id": data["match"],
+            "player_id": data["player"],
+            "key": data["key"] or uuid.uuid4(),
+        }
 
 
 class UndoForm(forms.Form):
@@ -95,8 +120,12 @@ class StandingsFilterForm(forms.Form):
         error_messages={"invalid_choice": _("There is no such table.")},
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, table: Table | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        # A table's own standings page is fixed to that table: no table to choose.
+        self.fixed_table = table
+        if table is not None:
+            del self.fields["table"]
         # "from" is a Python keyword, so these two are added by name.
         for name, label in (("from", _("From")), ("to", _("To"))):
             self.fields[name] = forms.DateField(
@@ -118,7 +147,7 @@ class StandingsFilterForm(forms.Form):
         return next(str(e) for errors in self.errors.values() for e in errors)
 
     def selector_kwargs(self) -> dict:
-        table = self.cleaned_data.get("table")
+        table = self.fixed_table or self.cleaned_data.get("table")
         return {
             "table_id": table.pk if table else None,
             "date_from": self.cleaned_data.get("from"),
@@ -126,7 +155,7 @@ class StandingsFilterForm(forms.Form):
         }
 
     def as_json(self) -> dict:
-        table = self.cleaned_data.get("table")
+        table = self.fixed_table or self.cleaned_data.get("table")
         start, end = self.cleaned_data.get("from"), self.cleaned_data.get("to")
         return {
             "table": table.pk if table else None,
@@ -135,17 +164,14 @@ class StandingsFilterForm(forms.Form):
         }
 
 
-SHOWDOWN_HANDS = 10
-
-
 class ShowdownForm(forms.Form):
     """Up to ten players' three cards each, judged as one showdown from one deck."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        for n in range(1, SHOWDOWN_HANDS + 1):
+        for n in range(1, SHOWDOWN_MAX_HANDS + 1):
             self.fields[f"name_{n}"] = forms.CharField(
-                label=_("Player %(n)s") % {"n": n}, required=False, max_length=40
+                label=_("Player %(n)s") % {"n": n}, required=False, max_length=NAME_MAX_LENGTH
             )
             self.fields[f"hand_{n}"] = forms.CharField(
                 label=_("Cards of player %(n)s") % {"n": n},
@@ -157,13 +183,18 @@ class ShowdownForm(forms.Form):
                 ),
             )  # fmt: skip
 
+    @staticmethod
+    def initial_for(names: list[str]) -> dict:
+        """The names of a table's standing players, in the name fields."""
+        return {f"name_{n}": name for n, name in enumerate(names, 1)}
+
     def rows(self) -> list[tuple]:
-        return [(n, self[f"name_{n}"], self[f"hand_{n}"]) for n in range(1, SHOWDOWN_HANDS + 1)]
+        return [(n, self[f"name_{n}"], self[f"hand_{n}"]) for n in range(1, SHOWDOWN_MAX_HANDS + 1)]
 
     def clean(self) -> dict:
         cleaned = super().clean()
         pairs = []
-        for n in range(1, SHOWDOWN_HANDS + 1):
+        for n in range(1, SHOWDOWN_MAX_HANDS + 1):
             name = (cleaned.get(f"name_{n}") or "").strip()
             cards = (cleaned.get(f"hand_{n}") or "").strip()
             if cards:

@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
+from .limits import SHOWDOWN_MAX_HANDS
+
 RANKS = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "T": 10,
          "J": 11, "Q": 12, "K": 13, "A": 14}  # fmt: skip
 SUITS = {"S": 4, "H": 3, "D": 2, "C": 1, "♠": 4, "♥": 3, "♦": 2, "♣": 1, "♤": 4, "♡": 3,
@@ -130,7 +132,7 @@ def judge(hands: dict[str, str]) -> list[tuple[str, Ranked]]:
     """Every hand ranked, best first. Raises HandError naming the player for bad input."""
     if len(hands) < 2:
         raise HandError("too_few", token=str(len(hands)))
-    if len(hands) > 10:
+    if len(hands) > SHOWDOWN_MAX_HANDS:
         raise HandError("too_many", token=str(len(hands)))
     ranked, seen = {}, {}
     for name, text in hands.items():

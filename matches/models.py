@@ -8,10 +8,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-MIN_PLAYERS = 3
-MAX_PLAYERS = 10
-NAME_MAX_LENGTH = 40
-RANKED_POINTS = {1: 3, 2: 2, 3: 1}
+from . import scoring
+from .limits import MAX_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
 
 
 def name_key(name: str) -> str:
@@ -45,19 +43,14 @@ class Player(models.Model):
         super().save(*args, **kwargs)
 
 
-class TableQuerySet(models.QuerySet):
-    def open(self) -> "TableQuerySet":
-        return self.filter(closed_at__isnull=True)
-
-
 class Table(models.Model):
     """A knockout table: one game after another with the same mode."""
 
     class Mode(models.TextChoices):
-        WINNER_TAKES_ALL = "winner_takes_all", _("Winner takes all")
-        RANKED = "ranked", _("Ranked (3/2/1)")
+        WINNER_TAKES_ALL = scoring.WINNER_TAKES_ALL, _("Winner takes all")
+        RANKED = scoring.RANKED, _("Ranked (3/2/1)")
 
-    name = models.CharField(_("table name"), max_length=80)
+    name = models.CharField(_("table name"), max_length=TABLE_NAME_MAX_LENGTH)
     mode = models.CharField(_("mode"), max_length=20, choices=Mode.choices)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -69,8 +62,6 @@ class Table(models.Model):
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     # Bumped by every write on the table; the ETag that makes polling cheap is built on it.
     version = models.PositiveIntegerField(_("version"), default=0)
-
-    objects = TableQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("table")
@@ -92,7 +83,16 @@ class Table(models.Model):
 
     @property
     def is_ranked(self) -> bool:
-        return self.mode == self.Mode.RANKED
+        return scoring.is_ranked(self.mode)
+
+    def can_be_changed_by(self, user) -> bool:
+        """The host who launched a table acts on it, and so do admins and hosts given the
+        "change table" permission (for a second host sharing the table)."""
+        return user.is_authenticated and (
+            user.pk == self.created_by_id
+            or user.is_superuser
+            or user.has_perm("matches.change_table")
+        )
 
 
 class MatchQuerySet(models.QuerySet):
@@ -172,10 +172,6 @@ class Match(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} #{self.number}"
-
-    @property
-    def is_open(self) -> bool:
-        return self.status == self.Status.OPEN
 
 
 class Seat(models.Model):
@@ -281,13 +277,6 @@ class Tap(models.Model):
         return self.undone_at is not None
 
 
-def points_for(mode: str, place: int | None) -> int | None:
-    """Points a place carries at a table of this mode (None: the mode keeps no points)."""
-    if mode != Table.Mode.RANKED:
-        return None
-    return RANKED_POINTS.get(place, 0) if place is not None else 0
-
-
 class Counts(models.Model):
     """Filed results added up: what standings read instead of every match."""
 
@@ -316,7 +305,7 @@ class Counts(models.Model):
         ]
 
 
-class Tally(Counts):
+class DailyTally(Counts):
     """A player's filed results at one table on one day: standings over a date range."""
 
     day = models.DateField(_("day"))
@@ -337,9 +326,9 @@ class Tally(Counts):
         return f"{self.player} @ {self.table} {self.day}"
 
 
-class Total(Counts):
-    """A player's filed results at one table, all season: the standings without dates add
-    up a few rows per player, however many matches were played."""
+class AllTimeTotal(Counts):
+    """A player's filed results at one table, all time: the standings without dates add up
+    a few rows per player, however many matches were played."""
 
     class Meta:
         verbose_name = _("total")
@@ -353,7 +342,7 @@ class Total(Counts):
         return f"{self.player} @ {self.table}"
 
 
-class League(models.Model):
+class StandingsStamp(models.Model):
     """One row: a stamp that changes whenever any standings change (a match filed or
     unfiled), so standings can be cached and revalidated. The epoch changes on a restore."""
 

@@ -4,23 +4,11 @@ history: the table page and its polling stay cheap all season."""
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import (
-    Case,
-    Count,
-    Exists,
-    IntegerField,
-    Max,
-    Min,
-    OuterRef,
-    Prefetch,
-    Q,
-    Sum,
-    Value,
-    When,
-)
+from django.db.models import Prefetch, Q, Sum
 from django.utils.formats import number_format
 
-from .models import RANKED_POINTS, League, Match, Player, Seat, Table, Tally, Tap, Total, points_for
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from .scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
 
@@ -37,9 +25,9 @@ class Board:
     recent: list[Match] = field(default_factory=list)
 
 
-def league_stamp() -> str:
+def standings_stamp() -> str:
     """Changes whenever any standings change; one read of a one-row table."""
-    row = League.objects.values_list("epoch", "version").first()
+    row = StandingsStamp.objects.values_list("epoch", "version").first()
     return f"{row[0].hex}.{row[1]}" if row else "0"
 
 
@@ -76,6 +64,14 @@ def table_board(*, table: Table) -> Board:
     )
 
 
+def standing_names(table_id: str) -> list[str]:
+    """Who stands in a table's open match (the id as typed in a query; none if unknown)."""
+    if not table_id.isdigit():
+        return []
+    table = Table.objects.filter(pk=int(table_id)).first()
+    return [seat.player.name for seat in _current_match(table)[1]] if table else []
+
+
 def table_filed_matches(*, table: Table) -> list[Match]:
     """Filed matches of a table, newest first, with their winners."""
     return list(_filed_with_winners(table).order_by("-number"))
@@ -102,13 +98,6 @@ def match_audit(*, table: Table, number: int) -> list[Tap]:
     )
 
 
-def _result_place(table: Table, seat: Seat) -> int | None:
-    # A winner-takes-all table names only its winner.
-    if table.is_ranked or seat.place == 1:
-        return seat.place
-    return None
-
-
 def table_api(*, table: Table) -> dict:
     """The read-only JSON document for scoreboards and other programs."""
     match, standing, out = _current_match(table)
@@ -119,7 +108,8 @@ def table_api(*, table: Table) -> dict:
             "first_dealer": match.first_dealer.name,
             "standing": [seat.player.name for seat in standing],
             "out": [
-                {"player": seat.player.name, "place": _result_place(table, seat)} for seat in out
+                {"player": seat.player.name, "place": shown_place(table.mode, seat.place)}
+                for seat in out
             ],
         }
     filed = (
@@ -143,7 +133,7 @@ def table_api(*, table: Table) -> dict:
                 "results": [
                     {
                         "player": seat.player.name,
-                        "place": _result_place(table, seat),
+                        "place": shown_place(table.mode, seat.place),
                         "points": points_for(table.mode, seat.place),
                     }
                     for seat in match.seats.all()
@@ -152,91 +142,6 @@ def table_api(*, table: Table) -> dict:
             for match in filed
         ],
     }
-
-
-def integrity_problems() -> list[str]:
-    """Every broken game rule in the database, found with a fixed number of aggregate queries.
-
-    The constraints should make most of these impossible; this finds damage done around them
-    (raw SQL, a restore from a bad copy, a constraint dropped by hand)."""
-    problems: list[str] = []
-    live = Match.objects.live().select_related("table")
-    per_match = live.annotate(
-        seated=Count("seats"),
-        placed=Count("seats", filter=Q(seats__place__isnull=False)),
-        distinct_places=Count("seats__place", distinct=True),
-        firsts=Count("seats", filter=Q(seats__place=1)),
-        low=Min("seats__place"),
-        high=Max("seats__place"),
-        winner_first=Exists(
-            Seat.objects.filter(match=OuterRef("pk"), place=1, player=OuterRef("winner"))
-        ),
-    )
-    for m in per_match.iterator(chunk_size=2000):
-        where = f"Table {m.table.name!r} (#{m.table_id}) match {m.number}"
-        if m.distinct_places != m.placed:
-            problems.append(f"{where}: two players share a place")
-        if m.status == Match.Status.FILED:
-            if m.winner_id is None or m.filed_at is None:
-                problems.append(f"{where}: filed without a winner")
-            if m.firsts > 1:
-                problems.append(f"{where}: two winners")
-            elif not m.winner_first:
-                problems.append(f"{where}: the winner is not the player in first place")
-            if (m.placed, m.low, m.high) != (m.seated, 1, m.seated):
-                problems.append(f"{where}: places do not run {m.seated}..1")
-        else:
-            if m.winner_id is not None or m.firsts:
-                problems.append(f"{where}: a winner in a match still open")
-            if m.placed and (m.high != m.seated or m.low != m.seated - m.placed + 1):
-                problems.append(f"{where}: places do not run down from {m.seated}")
-            if m.seated - m.placed < 2:
-                problems.append(f"{where}: open with fewer than two standing")
-        if not 3 <= m.seated <= 10:
-            problems.append(f"{where}: {m.seated} players seated")
-
-    for row in (
-        Match.objects.open()
-        .values("table_id", "table__name")
-        .annotate(n=Count("id"))
-        .filter(n__gt=1)
-    ):
-        problems.append(
-            f"Table {row['table__name']!r} (#{row['table_id']}): {row['n']} open matches"
-        )
-    for m in Match.objects.open().filter(table__closed_at__isnull=False).select_related("table"):
-        problems.append(
-            f"Table {m.table.name!r} (#{m.table_id}): closed with match {m.number} open"
-        )
-
-    active = Tap.objects.filter(undone_at__isnull=True, match__status__in=["open", "filed"])
-    seated = Seat.objects.filter(match=OuterRef("match"), player=OuterRef("player"))
-    for t in active.filter(~Exists(seated)).select_related("match__table", "player"):
-        problems.append(
-            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
-            f"{t.player.name} was eliminated but is not seated"
-        )
-    for t in active.filter(
-        Exists(seated), ~Exists(seated.filter(place=OuterRef("place")))
-    ).select_related("match__table", "player"):
-        problems.append(
-            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
-            f"{t.player.name}'s tap and seat disagree on the place"
-        )
-    tapped = Tap.objects.filter(
-        undone_at__isnull=True, match=OuterRef("match"), player=OuterRef("player")
-    )
-    for s in (
-        Seat.objects.filter(place__gte=2, match__status__in=["open", "filed"])
-        .filter(~Exists(tapped))
-        .select_related("match__table", "player")
-    ):
-        problems.append(
-            f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
-            f"{s.player.name} has place {s.place} without a tap"
-        )
-    problems.extend(tally_mismatches())
-    return problems
 
 
 def _standing_key(row: dict) -> tuple[int, ...]:
@@ -266,6 +171,20 @@ class StandingRow:
         """One decimal, in the reader's language (50.0 or 50,0)."""
         return number_format(self.win_percent, 1)
 
+    def as_json(self) -> dict:
+        """The row in the standings API."""
+        return {name: getattr(self, name) for name in STANDING_JSON_FIELDS}
+
+    def as_csv_row(self) -> list:
+        """The row in the standings CSV, under STANDING_CSV_HEADER."""
+        rank = f"={self.rank}" if self.shared else self.rank
+        counts = [self.played, self.wins, self.seconds, self.thirds, self.points]
+        return [rank, self.player, *counts, f"{self.win_percent:.1f}"]
+
+
+STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
+STANDING_CSV_HEADER = ["rank", "player", "played", "wins", "2nds", "3rds", "points", "win %"]
+
 
 def _tally_filter(
     table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
@@ -290,8 +209,8 @@ def standings(
 
     Order: points, wins, 2nds, 3rds, then fewer played; players equal on all five share a
     rank (1, =2, =2, 4) and are listed by name."""
-    # The season totals answer without dates; the daily tallies answer a date range.
-    source = Tally if date_from or date_to else Total
+    # The all-time totals answer without dates; the daily tallies answer a date range.
+    source = DailyTally if date_from or date_to else AllTimeTotal
     rows = list(
         source.objects.filter(_tally_filter(table_id, date_from, date_to))
         .values("player_id", "player__name")
@@ -355,7 +274,7 @@ def player_history(*, player: Player) -> PlayerHistory:
         .select_related("match__table")
         .order_by("-match__filed_at", "-match_id")
     )
-    totals = Total.objects.filter(player=player).aggregate(
+    totals = AllTimeTotal.objects.filter(player=player).aggregate(
         played=Sum("played"),
         wins=Sum("wins"),
         seconds=Sum("seconds"),
@@ -363,7 +282,7 @@ def player_history(*, player: Player) -> PlayerHistory:
         points=Sum("points"),
     )
     daily = (
-        Tally.objects.filter(player=player)
+        DailyTally.objects.filter(player=player)
         .values("day")
         .annotate(points=Sum("points"))
         .order_by("day")
@@ -391,39 +310,3 @@ def table_results(*, table: Table):
         .select_related("match", "player")
         .order_by("match__number", "place")
     )
-
-
-def tally_mismatches() -> list[str]:
-    """Players whose daily tallies or season totals differ from their filed results."""
-    ranked = Q(match__table__mode=Table.Mode.RANKED)
-    points = Case(
-        *[When(ranked & Q(place=place), then=Value(p)) for place, p in RANKED_POINTS.items()],
-        default=Value(0),
-        output_field=IntegerField(),
-    )
-    actual = {
-        (r["player_id"], r["match__table_id"]): (r["p"], r["w"], r["s"], r["t"], r["pts"])
-        for r in Seat.objects.filter(match__status=Match.Status.FILED)
-        .values("player_id", "match__table_id")
-        .annotate(
-            p=Count("id"),
-            w=Count("id", filter=Q(place=1)),
-            s=Count("id", filter=ranked & Q(place=2)),
-            t=Count("id", filter=ranked & Q(place=3)),
-            pts=Sum(points),
-        )
-    }
-    kept = {
-        (r["player_id"], r["table_id"]): (r["p"], r["w"], r["s"], r["t"], r["pts"])
-        for r in Tally.objects.values("player_id", "table_id")
-        .annotate(
-            p=Sum("played"), w=Sum("wins"), s=Sum("seconds"), t=Sum("thirds"), pts=Sum("points")
-        )
-        .filter(p__gt=0)
-    }
-    return [
-        f"Player #{player} at table #{table}: tallies say {kept.get((player, table))}, "
-        f"filed results say {actual.get((player, table))}"
-        for player, table in sorted(set(actual) | set(kept))
-        if actual.get((player, table)) != kept.get((player, table))
-    ]

@@ -8,29 +8,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .limits import MAX_PLAYERS, MIN_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
 from .models import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    NAME_MAX_LENGTH,
-    RANKED_POINTS,
-    League,
+    AllTimeTotal,
+    DailyTally,
     Match,
     Player,
     Seat,
+    StandingsStamp,
     Table,
-    Tally,
     Tap,
-    Total,
     name_key,
 )
-
-TABLE_NAME_MAX_LENGTH = 80
+from .scoring import COUNT_FIELDS, place_counts
 
 TABLE_NAME_EMPTY = _("Give the table a name.")
 TABLE_NAME_TOO_LONG = _("A table name is at most 80 characters.")
@@ -123,17 +118,9 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
     return [found[name_key(name)] for name in names]
 
 
-def can_host(user: AbstractBaseUser, table: Table) -> bool:
-    """The host who launched a table acts on it, and so do admins and hosts given the
-    "change table" permission (for a second host sharing the table)."""
-    return user.is_authenticated and (
-        user.pk == table.created_by_id or user.is_superuser or user.has_perm("matches.change_table")
-    )
-
-
 def _lock_open_table(table_id: int, by: AbstractBaseUser) -> Table:
     table = Table.objects.select_for_update().get(pk=table_id)
-    if not can_host(by, table):
+    if not table.can_be_changed_by(by):
         raise RuleError(NOT_YOUR_TABLE)
     if not table.is_open:
         raise RuleError(TABLE_CLOSED)
@@ -153,44 +140,41 @@ def _lock_match(table: Table, match_id: int) -> Match:
     return match
 
 
-def _bump(table: Table) -> None:
+def _mark_changed(table: Table) -> None:
+    """Bump the table's change counter: pollers' ETags are built on it."""
     table.version += 1
     table.save(update_fields=["version"])
 
 
-def _tally(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
+def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     """Add a filed match to the standings counts (sign 1), or take it back (sign -1): the
-    day's tally for date ranges and the season total."""
-    player_at = {seat.place: seat.player_id for seat in seats}
-
-    def delta(amounts: dict[int, int]) -> Case:
-        whens = [
-            When(player_id=player_at[place], then=Value(sign * amount))
-            for place, amount in amounts.items()
-        ]
-        return Case(*whens, default=Value(0))
-
-    changes = {"played": F("played") + sign, "wins": F("wins") + delta({1: 1})}
-    if table.is_ranked:  # a winner-takes-all match names no 2nd or 3rd and carries no points
-        changes |= {
-            "seconds": F("seconds") + delta({2: 1}),
-            "thirds": F("thirds") + delta({3: 1}),
-            "points": F("points") + delta(RANKED_POINTS),
-        }
-    League.objects.bulk_create([League(pk=1)], ignore_conflicts=True)
-    League.objects.filter(pk=1).update(version=F("version") + 1)
+    day's tally for date ranges and the all-time total. What each place is worth is
+    scoring's to say."""
+    worth = {seat.player_id: place_counts(table.mode, seat.place) for seat in seats}
+    changes = {
+        field: F(field)
+        + Case(
+            *[
+                When(player_id=player_id, then=Value(sign * getattr(counts, field)))
+                for player_id, counts in worth.items()
+            ],
+            default=Value(0),
+        )
+        for field in COUNT_FIELDS
+        if any(getattr(counts, field) for counts in worth.values())
+    }
+    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+    StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
     for model, where in (
-        (Tally, {"day": timezone.localdate(match.filed_at)}),
-        (Total, {}),
+        (DailyTally, {"day": timezone.localdate(match.filed_at)}),
+        (AllTimeTotal, {}),
     ):
         if sign > 0:
             model.objects.bulk_create(
                 [model(player_id=seat.player_id, table=table, **where) for seat in seats],
                 ignore_conflicts=True,
             )
-        model.objects.filter(table=table, player_id__in=player_at.values(), **where).update(
-            **changes
-        )
+        model.objects.filter(table=table, player_id__in=worth, **where).update(**changes)
 
 
 def choose_first_dealer(players: Sequence[Player]) -> Player:
@@ -280,11 +264,11 @@ def _match_eliminate(
         match.winner = winner
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
-        _tally(table=table, match=match, seats=seats, sign=1)
+        _add_to_standings(table=table, match=match, seats=seats, sign=1)
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
-    _bump(table)
+    _mark_changed(table)
     return TapResult(tap=tap, match=match, winner=winner, next_match=next_match)
 
 
@@ -330,7 +314,7 @@ def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) 
         # The match that opened on its own after the crowning has no live taps (this one
         # is the latest), so it goes; its rows stay for the audit trail.
         table.matches.open().update(status=Match.Status.DISCARDED)
-        _tally(table=table, match=match, seats=list(match.seats.all()), sign=-1)
+        _add_to_standings(table=table, match=match, seats=list(match.seats.all()), sign=-1)
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None
@@ -340,7 +324,7 @@ def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) 
     latest.undone_at = timezone.now()
     latest.undone_by = by
     latest.save(update_fields=["undone_at", "undone_by"])
-    _bump(table)
+    _mark_changed(table)
     return UndoResult(tap=latest, match=match, reopened=reopened)
 
 
@@ -362,7 +346,7 @@ def match_set_roster(
     if match.first_dealer_id not in {player.pk for player in players}:
         match.first_dealer = choose_first_dealer(players)
         match.save(update_fields=["first_dealer"])
-    _bump(table)
+    _mark_changed(table)
     return match
 
 
@@ -375,30 +359,3 @@ def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
     table.version += 1
     table.save(update_fields=["closed_at", "version"])
     return table
-
-
-OUT_PLACED = _("%(name)s is out, %(place)s.")
-OUT = _("%(name)s is out.")
-WINS = _("%(name)s wins match %(number)s!")
-ALREADY_RECORDED = _("Already recorded: %(message)s")
-UNDONE = _("Undone: %(name)s is back in match %(number)s.")
-UNDONE_CROWNING = _("Undone: %(name)s is back and match %(number)s is open again.")
-
-
-def tap_message(result: TapResult, *, table: Table) -> str:
-    """What the host reads after a tap: "Ben is out, 4th." and, on a crowning, the winner."""
-    name = result.tap.player.name
-    if table.is_ranked:
-        message = str(OUT_PLACED) % {"name": name, "place": ordinal(result.tap.place)}
-    else:
-        message = str(OUT) % {"name": name}
-    if result.winner is not None:
-        message += " " + str(WINS) % {"name": result.winner.name, "number": result.match.number}
-    if result.replayed:
-        message = str(ALREADY_RECORDED) % {"message": message}
-    return message
-
-
-def undo_message(result: UndoResult) -> str:
-    template = UNDONE_CROWNING if result.reopened else UNDONE
-    return str(template) % {"name": result.tap.player.name, "number": result.match.number}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from .hands import Category, HandError, Ranked, decided_by_suit, judge
+from .hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
 
 RANK_NAMES = {
     2: (gettext_lazy("two"), gettext_lazy("twos")),
@@ -173,3 +173,13 @@ def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
         if names.count(name) > 1:
             raise HandError("same_name", player=name)
     return Verdict(order=judge(dict(pairs)))
+
+
+# The cards to pick from on the showdown page: (code typed, label shown), a row per suit.
+CARD_GRID = [
+    [
+        (f"{rank}{suit}", f"{rank}{SUIT_SYMBOL[value]}")
+        for rank in ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
+    ]
+    for suit, value in (("S", 4), ("H", 3), ("D", 2), ("C", 1))
+]

@@ -8,7 +8,7 @@ from tests.factories import make_host
 def _plain_http_and_static():
     """Tests speak plain HTTP (the test client and the live server for the browser) and need
     no collectstatic manifest. Session-wide, so the live server starts with it. Production
-    keeps HTTPS on; test_settings.py checks those values."""
+    keeps HTTPS on; test_security.py checks those values in a fresh process."""
     from django.conf import settings
 
     storages = {

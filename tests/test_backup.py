@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from matches import selectors, services
+from matches import integrity, selectors, services
 from matches.models import Player, Table
 from tests.factories import make_host, make_table, tap
 
@@ -52,7 +52,7 @@ def test_backup_and_restore_give_identical_standings(tmp_path):
 
     call_command("restore", str(path), "--yes", stdout=StringIO())
     assert snapshot() == before
-    assert selectors.integrity_problems() == []
+    assert integrity.integrity_problems() == []
 
 
 def test_restore_needs_confirmation_and_a_file(tmp_path):

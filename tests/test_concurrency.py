@@ -10,8 +10,8 @@ import pytest
 from django.db import OperationalError, connection
 
 from matches import services
+from matches.integrity import integrity_problems
 from matches.models import Match, Tap
-from matches.selectors import integrity_problems
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from matches import services
-from matches.models import Table, points_for
-from matches.selectors import integrity_problems
+from matches.integrity import integrity_problems
+from matches.models import Table
+from matches.scoring import points_for
 
 pytestmark = pytest.mark.django_db
 

@@ -196,11 +196,11 @@ class TestFuzz:
     )
     @given(params=st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=10), values, max_size=5),
            route=st.sampled_from(["home", "table", "matches", "match", "api_table", "standings",
-                                  "api_standings", "standings_csv", "showdown", "board",
+                                  "api_standings", "standings_csv", "showdown", "tv",
                                   "table_results_csv", "rules"]))  # fmt: skip
     def test_random_query_strings_never_500(self, client, host, params, route):
         table = Table.objects.first() or make_table()
-        table_routes = {"table", "matches", "match", "api_table", "board", "table_results_csv"}
+        table_routes = {"table", "matches", "match", "api_table", "tv", "table_results_csv"}
         kwargs = {"table_id": table.pk} if route in table_routes else {}
         if route == "match":
             kwargs["number"] = 1

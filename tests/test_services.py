@@ -3,8 +3,9 @@ import uuid
 import pytest
 from django.db import IntegrityError, transaction
 
-from matches import services
-from matches.models import Match, Player, Seat, Table, Tap, points_for
+from matches import feedback, services
+from matches.models import Match, Player, Seat, Table, Tap
+from matches.scoring import points_for
 from tests.factories import WORKED_GAME, make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -46,10 +47,10 @@ class TestWorkedGame:
 
     def test_messages_say_the_place_or_out(self):
         ranked = make_table(mode=Table.Mode.RANKED)
-        assert services.tap_message(tap(ranked, "Ben"), table=ranked) == "Ben is out, 4th."
+        assert feedback.tap_message(tap(ranked, "Ben"), table=ranked) == "Ben is out, 4th."
         wta = make_table(mode=Table.Mode.WINNER_TAKES_ALL, players=["Ann", "Bo", "Cy"])
-        assert services.tap_message(tap(wta, "Bo"), table=wta) == "Bo is out."
-        assert services.tap_message(tap(wta, "Ann"), table=wta) == "Ann is out. Cy wins match 1!"
+        assert feedback.tap_message(tap(wta, "Bo"), table=wta) == "Bo is out."
+        assert feedback.tap_message(tap(wta, "Ann"), table=wta) == "Ann is out. Cy wins match 1!"
 
 
 class TestPlaces:
@@ -189,7 +190,7 @@ class TestIdempotency:
         assert not first.replayed and again.replayed
         assert again.tap == first.tap
         assert Tap.objects.count() == 1
-        assert services.tap_message(again, table=table) == "Already recorded: Ben is out, 4th."
+        assert feedback.tap_message(again, table=table) == "Already recorded: Ben is out, 4th."
 
     def test_a_retried_crowning_does_not_file_twice(self):
         table = make_table()
@@ -268,7 +269,7 @@ class TestUndo:
         second.refresh_from_db()
         assert second.status == Match.Status.DISCARDED
         assert open_match(table) == first
-        assert services.undo_message(result) == "Undone: Cara is back and match 1 is open again."
+        assert feedback.undo_message(result) == "Undone: Cara is back and match 1 is open again."
 
         again = tap(table, "Dev")  # this time Dev goes out second and Cara wins
         assert again.winner.name == "Cara"

@@ -8,8 +8,8 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import selectors
-from matches.models import Player, Table, Tally, Total
+from matches import integrity, selectors
+from matches.models import AllTimeTotal, DailyTally, Player, Table
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -29,8 +29,8 @@ def summary(rows):
 def tally(table, name, **counts):
     """A hand-built line of a league: the day's tally and the season total agree."""
     player, _ = Player.objects.get_or_create(name=name)
-    Total.objects.create(player=player, table=table, **counts)
-    return Tally.objects.create(player=player, table=table, day=timezone.localdate(), **counts)
+    AllTimeTotal.objects.create(player=player, table=table, **counts)
+    return DailyTally.objects.create(player=player, table=table, day=timezone.localdate(), **counts)
 
 
 class TestOrder:
@@ -102,7 +102,7 @@ class TestOrder:
         play(table, ["Cy", "Bob"])
         services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
         assert selectors.standings() == []
-        assert selectors.integrity_problems() == []
+        assert integrity.integrity_problems() == []
 
 
 class TestFilters:
@@ -265,7 +265,7 @@ class TestBoard:
     def test_board_content_and_304(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
         play(table, ["Dee", "Cy", "Bob"])
-        url = reverse("matches:board", args=[table.pk])
+        url = reverse("matches:tv", args=[table.pk])
         first = client.get(url)
         html = first.content.decode()
         assert "Ann wins match 1!" in html

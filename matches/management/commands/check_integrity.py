@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from matches.selectors import integrity_problems
+from matches.integrity import integrity_problems
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from matches.models import League
+from matches.models import StandingsStamp
 
 from ._database import postgres_command
 
@@ -52,5 +52,5 @@ class Command(BaseCommand):
         else:
             raise CommandError(f"No restore method for {connection.vendor}.")
         # Standings cached for the timeline this backup left must never be served again.
-        League.objects.update(epoch=uuid.uuid4())
+        StandingsStamp.objects.update(epoch=uuid.uuid4())
         self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))

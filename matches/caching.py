@@ -1,0 +1,95 @@
+"""Conditional requests and cached renderings. Every ETag and cache key is built the same way,
+from its parts; a page that polls answers 304 until what it shows has changed."""
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import HttpRequest
+from django.utils.translation import get_language
+
+from . import selectors
+
+STANDINGS_CACHE_SECONDS = 24 * 3600
+
+
+def key(*parts: object) -> str:
+    """A cache key or tag body: the parts, in order, joined with dots."""
+    return ".".join(str(part) for part in parts)
+
+
+def etag(*parts: object) -> str:
+    """A strong ETag made of its parts."""
+    return f'"{key(*parts)}"'
+
+
+def _digest(text: str, size: int) -> str:
+    return hashlib.blake2s(text.encode(), digest_size=size).hexdigest()
+
+
+def viewer(request: HttpRequest) -> str:
+    """Who the page was rendered for: a host's page carries buttons and their CSRF token."""
+    user = request.user.pk if request.user.is_authenticated else 0
+    return _digest(f"{user}:{request.COOKIES.get(settings.CSRF_COOKIE_NAME, '')}", 6)
+
+
+def rendering(request: HttpRequest) -> tuple[int, str]:
+    """A page differs as fragment or whole page, and per language."""
+    return int(bool(request.htmx)), get_language()
+
+
+def _table_tag(table_id: int, kind: str, *variant: object) -> str | None:
+    """A tag on the table's change counter (one indexed read), or None: no such table."""
+    version = selectors.table_version(table_id=table_id)
+    return None if version is None else etag(f"{kind}{table_id}", f"v{version}", *variant)
+
+
+def table_page_tag(request: HttpRequest, table_id: int) -> str | None:
+    """The tag of the table page as this viewer now gets it."""
+    return _table_tag(table_id, "t", viewer(request), *rendering(request))
+
+
+def table_page_etag(request: HttpRequest, table_id: int) -> str | None:
+    """The table page's tag, unless a message waits to be shown (then always render)."""
+    if len(messages.get_messages(request)):
+        return None
+    return table_page_tag(request, table_id)
+
+
+def tv_etag(request: HttpRequest, table_id: int) -> str | None:
+    """The TV page has no buttons: the same for every viewer."""
+    return _table_tag(table_id, "tv", *rendering(request))
+
+
+def api_table_etag(request: HttpRequest, table_id: int) -> str | None:
+    return _table_tag(table_id, "api")
+
+
+def standings_stamp(request: HttpRequest) -> str:
+    """The standings' change stamp, read once per request: tags and cache keys share it."""
+    if not hasattr(request, "_standings_stamp"):
+        request._standings_stamp = selectors.standings_stamp()
+    return request._standings_stamp
+
+
+def standings_key(request: HttpRequest, kind: str, table_id: int | None = None) -> str:
+    """Standings change only when a match is filed or unfiled: key on the stamp, the
+    filters asked for and the language."""
+    query = _digest(request.GET.urlencode(), 8)
+    return key(kind, standings_stamp(request), table_id or 0, query, get_language())
+
+
+def standings_etag(request: HttpRequest, table_id: int | None = None) -> str:
+    return etag(standings_key(request, "page", table_id), viewer(request))
+
+
+def api_standings_etag(request: HttpRequest) -> str:
+    return etag(standings_key(request, "json"))
+
+
+def cached(cache_key: str, build: Callable[[], Any]) -> Any:
+    """What build() returns, computed once per standings change."""
+    return cache.get_or_set(cache_key, build, STANDINGS_CACHE_SECONDS)

@@ -1,0 +1,153 @@
+"""The integrity scan: every broken game rule in the database, found with a fixed number of
+aggregate queries, one group of rules per function.
+
+The constraints should make most of these impossible; this finds damage done around them
+(raw SQL, a restore from a bad copy, a constraint dropped by hand)."""
+
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    Sum,
+    Value,
+    When,
+)
+
+from .limits import MAX_PLAYERS, MIN_PLAYERS
+from .models import DailyTally, Match, Seat, Table, Tap
+from .scoring import COUNT_FIELDS, place_counts
+
+
+def integrity_problems() -> list[str]:
+    """Every broken game rule, as one sentence each; empty when all hold."""
+    return [*match_problems(), *table_problems(), *tap_problems(), *tally_problems()]
+
+
+def match_problems() -> list[str]:
+    """Places, winners and seat counts of every open or filed match."""
+    problems: list[str] = []
+    per_match = (
+        Match.objects.live()
+        .select_related("table")
+        .annotate(
+            seated=Count("seats"),
+            placed=Count("seats", filter=Q(seats__place__isnull=False)),
+            distinct_places=Count("seats__place", distinct=True),
+            firsts=Count("seats", filter=Q(seats__place=1)),
+            low=Min("seats__place"),
+            high=Max("seats__place"),
+            winner_first=Exists(
+                Seat.objects.filter(match=OuterRef("pk"), place=1, player=OuterRef("winner"))
+            ),
+        )
+    )
+    for m in per_match.iterator(chunk_size=2000):
+        where = f"Table {m.table.name!r} (#{m.table_id}) match {m.number}"
+        if m.distinct_places != m.placed:
+            problems.append(f"{where}: two players share a place")
+        if m.status == Match.Status.FILED:
+            if m.winner_id is None or m.filed_at is None:
+                problems.append(f"{where}: filed without a winner")
+            if m.firsts > 1:
+                problems.append(f"{where}: two winners")
+            elif not m.winner_first:
+                problems.append(f"{where}: the winner is not the player in first place")
+            if (m.placed, m.low, m.high) != (m.seated, 1, m.seated):
+                problems.append(f"{where}: places do not run {m.seated}..1")
+        else:
+            if m.winner_id is not None or m.firsts:
+                problems.append(f"{where}: a winner in a match still open")
+            if m.placed and (m.high != m.seated or m.low != m.seated - m.placed + 1):
+                problems.append(f"{where}: places do not run down from {m.seated}")
+            if m.seated - m.placed < 2:
+                problems.append(f"{where}: open with fewer than two standing")
+        if not MIN_PLAYERS <= m.seated <= MAX_PLAYERS:
+            problems.append(f"{where}: {m.seated} players seated")
+    return problems
+
+
+def table_problems() -> list[str]:
+    """At most one open match per table, and none at a closed table."""
+    problems = [
+        f"Table {row['table__name']!r} (#{row['table_id']}): {row['n']} open matches"
+        for row in Match.objects.open()
+        .values("table_id", "table__name")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+    ]
+    problems += [
+        f"Table {m.table.name!r} (#{m.table_id}): closed with match {m.number} open"
+        for m in Match.objects.open().filter(table__closed_at__isnull=False).select_related("table")
+    ]
+    return problems
+
+
+def tap_problems() -> list[str]:
+    """Every live tap matches a seat's place, and every place below first has its tap."""
+    problems: list[str] = []
+    active = Tap.objects.filter(undone_at__isnull=True, match__status__in=["open", "filed"])
+    seated = Seat.objects.filter(match=OuterRef("match"), player=OuterRef("player"))
+    for t in active.filter(~Exists(seated)).select_related("match__table", "player"):
+        problems.append(
+            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
+            f"{t.player.name} was eliminated but is not seated"
+        )
+    for t in active.filter(
+        Exists(seated), ~Exists(seated.filter(place=OuterRef("place")))
+    ).select_related("match__table", "player"):
+        problems.append(
+            f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
+            f"{t.player.name}'s tap and seat disagree on the place"
+        )
+    tapped = Tap.objects.filter(
+        undone_at__isnull=True, match=OuterRef("match"), player=OuterRef("player")
+    )
+    for s in (
+        Seat.objects.filter(place__gte=2, match__status__in=["open", "filed"])
+        .filter(~Exists(tapped))
+        .select_related("match__table", "player")
+    ):
+        problems.append(
+            f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
+            f"{s.player.name} has place {s.place} without a tap"
+        )
+    return problems
+
+
+def _worth(field: str) -> Sum:
+    """The sum of one count over filed seats, each place worth what scoring says for its
+    table's mode (written as SQL so the scan stays one aggregate query)."""
+    whens = []
+    for mode in Table.Mode.values:
+        for place in range(1, MAX_PLAYERS + 1):
+            amount = getattr(place_counts(mode, place), field)
+            if amount:
+                whens.append(When(match__table__mode=mode, place=place, then=Value(amount)))
+    return Sum(Case(*whens, default=Value(0), output_field=IntegerField()))
+
+
+def tally_problems() -> list[str]:
+    """Players whose daily tallies differ from their filed results."""
+    actual = {
+        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
+        for r in Seat.objects.filter(match__status=Match.Status.FILED)
+        .values("player_id", "match__table_id")
+        .annotate(**{field: _worth(field) for field in COUNT_FIELDS})
+    }
+    kept = {
+        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
+        for r in DailyTally.objects.values("player_id", "table_id")
+        .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
+        .filter(played_sum__gt=0)
+    }
+    return [
+        f"Player #{player} at table #{table}: tallies say {kept.get((player, table))}, "
+        f"filed results say {actual.get((player, table))}"
+        for player, table in sorted(set(actual) | set(kept))
+        if actual.get((player, table)) != kept.get((player, table))
+    ]

@@ -1,0 +1,68 @@
+"""Each mode's rules, written once: what a finishing place is worth and which places a mode
+names. Services' tallies, the integrity scan, the bench seed, selectors, charts, the CSV and
+JSON exports and the templates (through the brag filters) all ask here."""
+
+from dataclasses import dataclass
+
+from django.contrib.humanize.templatetags.humanize import ordinal
+from django.utils.translation import gettext
+
+RANKED = "ranked"
+WINNER_TAKES_ALL = "winner_takes_all"
+RANKED_POINTS = {1: 3, 2: 2, 3: 1}
+COUNT_FIELDS = ("played", "wins", "seconds", "thirds", "points")
+
+
+@dataclass(frozen=True)
+class PlaceCounts:
+    """What one filed result adds to a player's standings."""
+
+    played: int = 0
+    wins: int = 0
+    seconds: int = 0
+    thirds: int = 0
+    points: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in COUNT_FIELDS}
+
+
+def is_ranked(mode: str) -> bool:
+    return mode == RANKED
+
+
+def place_counts(mode: str, place: int) -> PlaceCounts:
+    """A filed place in played/wins/2nds/3rds/points. A winner-takes-all match names no 2nd
+    or 3rd and carries no points."""
+    if not is_ranked(mode):
+        return PlaceCounts(played=1, wins=int(place == 1))
+    return PlaceCounts(
+        played=1,
+        wins=int(place == 1),
+        seconds=int(place == 2),
+        thirds=int(place == 3),
+        points=RANKED_POINTS.get(place, 0),
+    )
+
+
+def shown_place(mode: str, place: int | None) -> int | None:
+    """The place a table of this mode names: every place when ranked, only the winner's
+    otherwise (everyone else is just "out")."""
+    if place is None or (not is_ranked(mode) and place != 1):
+        return None
+    return place
+
+
+def points_for(mode: str, place: int | None) -> int | None:
+    """Points a place carries at a table of this mode (None: the mode keeps no points)."""
+    if not is_ranked(mode):
+        return None
+    return place_counts(mode, place).points if place is not None else 0
+
+
+def place_label(mode: str, place: int) -> str:
+    """A finished place in words: "4th" at a ranked table; "winner" or "out" otherwise."""
+    shown = shown_place(mode, place)
+    if shown is None:
+        return gettext("out")
+    return ordinal(shown) if is_ranked(mode) else gettext("winner")
