@@ -14,6 +14,7 @@ import argparse
 import atexit
 import contextlib
 import http.client
+import json
 import os
 import random
 import re
@@ -27,16 +28,14 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
-TAP_FORM = re.compile(
-    r'name="match" value="(\d+)">\s*<input type="hidden" name="player" value="(\d+)">\s*'
-    r'<input type="hidden" name="key" value="([0-9a-f-]+)">'
-)
+ACKNOWLEDGED_LEVELS = {"success", "info"}  # a tap's reply; a refusal is "error"
 DEADLINE_SECONDS = 240  # no phase runs longer than this, whatever happens
 
 
@@ -44,6 +43,32 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class BoardReader(HTMLParser):
+    """The stable hooks of the board fragment: each tap form's fields by name (any markup
+    around them) and the level of each message (its data-level attribute)."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.tap_forms: list[dict[str, str]] = []
+        self.message_levels: list[str] = []
+        self._form: dict[str, str] | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attrs = dict(attrs)
+        if tag == "form" and (attrs.get("action") or "").endswith("/tap/"):
+            self._form = {}
+            self.tap_forms.append(self._form)
+        elif tag == "input" and self._form is not None and attrs.get("name"):
+            self._form[attrs["name"]] = attrs.get("value") or ""
+        if attrs.get("data-level"):
+            self.message_levels.append(attrs["data-level"])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self._form = None
 
 
 @dataclass
@@ -54,6 +79,7 @@ class Stats:
     acknowledged: set[str] = field(default_factory=set)  # keys of taps the server confirmed
     replays: int = 0
     refused: int = 0
+    blind: list[str] = field(default_factory=list)  # boards where no tap form could be found
 
     def record(self, ms: float, error: str | None = None) -> None:
         with self.lock:
@@ -94,30 +120,38 @@ class Browser:
 def host_loop(
     browser: Browser, table_id: int, matches: int, stop: threading.Event, rng: random.Random
 ) -> None:
-    board = f"/tables/{table_id}/"
+    """Play a table until `matches` are filed: progress from the JSON API, taps through the
+    tap forms' fields, outcomes from the messages' levels (no markup or wording guessed)."""
+    board, api = f"/tables/{table_id}/", f"/api/tables/{table_id}/"
     deadline = time.monotonic() + DEADLINE_SECONDS
-    filed = 0
-    while filed < matches and not stop.is_set() and time.monotonic() < deadline:
+    while not stop.is_set() and time.monotonic() < deadline:
         try:
-            _, html = browser.request("GET", board, headers={"HX-Request": "true"})
-            forms = TAP_FORM.findall(html)
-            if not forms:
+            _, document = browser.request("GET", api)
+            table = json.loads(document)
+            if len(table["matches"]) >= matches or table["current_match"] is None:
                 return
-            match, player, key = rng.choice(forms)
-            body = f"match={match}&player={player}&key={key}"
+            _, html = browser.request("GET", board, headers={"HX-Request": "true"})
+            forms = [f for f in BoardReader(html).tap_forms if {"match", "player", "key"} <= set(f)]
+            if not forms:
+                with browser.stats.lock:
+                    browser.stats.blind.append(f"{board}: an open match but no tap form found")
+                return
+            form = rng.choice(forms)
+            body = "&".join(f"{name}={form[name]}" for name in ("match", "player", "key"))
             sends = 2 if rng.random() < 0.25 else 1  # a double tap or a retried request
             for _ in range(sends):
-                _, reply = browser.request("POST", f"{board}tap/", body, {"HX-Request": "true"})
+                response, reply = browser.request(
+                    "POST", f"{board}tap/", body, {"HX-Request": "true"}
+                )
+                levels = BoardReader(reply).message_levels
                 with browser.stats.lock:
-                    if "Already recorded" in reply:
-                        browser.stats.replays += 1
-                    elif " is out" in reply:
-                        browser.stats.acknowledged.add(key)
-                    else:
+                    if response.status != 200 or not levels or levels[0] not in ACKNOWLEDGED_LEVELS:
                         browser.stats.refused += 1
-                if "wins match" in reply and "Already recorded" not in reply:
-                    filed += 1
-        except (OSError, http.client.HTTPException):
+                    elif form["key"] in browser.stats.acknowledged:
+                        browser.stats.replays += 1
+                    else:
+                        browser.stats.acknowledged.add(form["key"])
+        except (OSError, http.client.HTTPException, ValueError, KeyError):
             if stop.is_set():
                 return
             time.sleep(0.05)
@@ -238,16 +272,18 @@ def host_cookies() -> tuple[str, str]:
 
 def launch_tables(
     port: int, stats: Stats, cookies: str, csrf: str, count: int, rng: random.Random
-) -> list[int]:
+) -> dict[int, int]:
+    """Launch tables through the form; their ids and how many players each seats."""
     browser = Browser(port, stats, cookies, csrf)
-    ids = []
+    ids = {}
     for index in range(count):
-        players = "%0A".join(f"P{index}-{n}" for n in range(rng.randint(4, 7)))
+        seats = rng.randint(4, 7)
+        players = "%0A".join(f"P{index}-{n}" for n in range(seats))
         mode = rng.choice(["ranked", "winner_takes_all"])
         response, _ = browser.request(
             "POST", "/tables/new/", f"name=T{index}&players={players}&mode={mode}"
         )
-        ids.append(int(re.search(r"/tables/(\d+)/", response.getheader("Location")).group(1)))
+        ids[int(re.search(r"/tables/(\d+)/", response.getheader("Location")).group(1))] = seats
     return ids
 
 
@@ -276,10 +312,14 @@ def report(title: str, stats: Stats, seconds: float) -> None:
 
 def run_phase(
     server: Server, args, rng, kill_after: float | None, matches: int
-) -> tuple[Stats, float]:
+) -> tuple[Stats, float, int]:
+    """Returns the stats, the seconds taken and the taps planned (every match of every table
+    played to its end: one tap per player but the winner)."""
     stats = Stats()
     cookies, csrf = host_cookies()
-    tables = launch_tables(server.port, stats, cookies, csrf, args.tables, rng)
+    seats = launch_tables(server.port, stats, cookies, csrf, args.tables, rng)
+    tables = list(seats)
+    planned = sum(matches * (n - 1) for n in seats.values())
     stop = threading.Event()
     hosts = [
         threading.Thread(target=host_loop, args=(Browser(server.port, stats, cookies, csrf), t, matches, stop, random.Random(rng.random())), daemon=True)
@@ -303,7 +343,7 @@ def run_phase(
     stop.set()
     for thread in viewers:
         thread.join(timeout=30)
-    return stats, time.perf_counter() - started
+    return stats, time.perf_counter() - started, planned
 
 
 def main() -> int:
@@ -342,7 +382,7 @@ def main() -> int:
     server = Server(env, args.workers)
 
     server.start()
-    stats, elapsed = run_phase(server, args, rng, kill_after=None, matches=args.matches)
+    stats, elapsed, planned = run_phase(server, args, rng, kill_after=None, matches=args.matches)
     server.stop()
     report("load", stats, elapsed)
     live = set(map(str, Tap.objects.filter(undone_at__isnull=True).values_list("key", flat=True)))
@@ -350,6 +390,13 @@ def main() -> int:
     print(f"  check_integrity: {text.splitlines()[-1] if text else ''}")
     print(f"  eliminations in the database {len(live)} = acknowledged taps {len(stats.acknowledged)}: "
           f"{live == stats.acknowledged}")  # fmt: skip
+    print(f"  taps planned {planned}, acknowledged {len(stats.acknowledged)}")
+    if not stats.acknowledged:
+        failures.append("no tap was acknowledged: the load test tapped nothing")
+    elif len(stats.acknowledged) < planned:
+        failures.append(f"only {len(stats.acknowledged)} of {planned} planned taps acknowledged")
+    if stats.blind:
+        failures.append(f"no tap form found on an open match's board: {stats.blind[0]}")
     if stats.errors:
         failures.append("server errors under load")
     if not ok:
@@ -362,7 +409,7 @@ def main() -> int:
     server.start()
     before = set(map(str, Tap.objects.values_list("key", flat=True)))
     # Tables that would play on for a long time: the kill lands in the middle of the taps.
-    crash_stats, elapsed = run_phase(
+    crash_stats, elapsed, _ = run_phase(
         server, args, rng, kill_after=2.0 if args.short else 5.0, matches=10_000
     )
     server = Server(env, args.workers)
@@ -376,6 +423,8 @@ def main() -> int:
     print(f"  killed after {elapsed:.1f} s with hosts still tapping; "
           f"taps acknowledged before the kill {len(crash_stats.acknowledged)}, all present: {not missing}; "
           f"restarted server answered {response.status}; check_integrity: {text.splitlines()[-1] if text else ''}")  # fmt: skip
+    if not crash_stats.acknowledged:
+        failures.append("no tap was acknowledged before the kill: the crash test proved nothing")
     if missing:
         failures.append(f"{len(missing)} acknowledged taps lost in the crash")
     if not ok:

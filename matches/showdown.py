@@ -1,6 +1,7 @@
 """The showdown judge in words: names for hands, why the worst one loses, and messages for
 input that cannot be judged. The ranking itself is the pure module hands.py."""
 
+import json
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
@@ -50,6 +51,9 @@ CARD_IN_TWO_HANDS = gettext_lazy(
 )
 TOO_FEW = gettext_lazy("Enter at least two hands.")
 TOO_MANY = gettext_lazy("At most 10 hands can be judged at once.")
+BAD_SHOWDOWN_JSON = gettext_lazy(
+    'Send JSON like {"hands": {"Ann": "QS 7D 4C", "Ben": "10h 10c 2s"}}.'
+)
 SAME_NAME = gettext_lazy("Two hands are named %(player)s; give each player their own name.")
 
 
@@ -164,6 +168,19 @@ class Verdict:
                 for name, hand in self.order
             },
         }
+
+
+def hands_from_json(body: bytes) -> list[tuple[str, str]]:
+    """(name, cards) pairs from {"hands": {name: cards}}; ValueError when it is not that."""
+    try:
+        hands = json.loads(body)["hands"]
+    except (ValueError, KeyError, TypeError):
+        raise ValueError from None
+    if not isinstance(hands, dict) or not all(
+        isinstance(k, str) and k.strip() and isinstance(v, str) for k, v in hands.items()
+    ):
+        raise ValueError
+    return [(name.strip(), cards) for name, cards in hands.items()]
 
 
 def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:

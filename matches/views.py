@@ -3,27 +3,21 @@ the board fragment; every plain request gets a whole page or a redirect, so the 
 works without JavaScript. ETags and cached renderings are caching.py's; message wording is
 feedback.py's."""
 
-import json
 import uuid
-from collections.abc import Callable
-from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
-from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect
 
 from . import caching, charts, feedback, selectors, services, showdown
+from .access import host_required
 from .exports import TABLE_RESULTS_HEADER, csv_response, table_result_row
 from .forms import (
     FirstHostForm,
@@ -40,31 +34,7 @@ from .models import Player, Table
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
 TV_TOP = 5
-BAD_SHOWDOWN_JSON = _('Send JSON like {"hands": {"Ann": "QS 7D 4C", "Ben": "10h 10c 2s"}}.')
 JSON_UTF8 = {"json_dumps_params": {"ensure_ascii": False}}
-
-
-def host_required(view: Callable) -> Callable:
-    """Only a logged-in host writes; anyone else is sent to log in and nothing changes."""
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.user.is_authenticated and request.user.is_active:
-            return view(request, *args, **kwargs)
-        # After logging in, land on the page the write was made from, never on a POST URL.
-        after = request.get_full_path()
-        if request.method != "GET":
-            after = (
-                reverse("matches:table", args=[kwargs["table_id"]])
-                if "table_id" in kwargs
-                else reverse("matches:home")
-            )
-        response = redirect_to_login(after)
-        if request.htmx:
-            return HttpResponseClientRedirect(response.url)
-        return response
-
-    return wrapped
 
 
 def _table_or_404(table_id: int) -> Table:
@@ -358,26 +328,13 @@ def showdown_page(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/showdown.html", context, status=status)
 
 
-def _hands_from_json(body: bytes) -> list[tuple[str, str]]:
-    """(name, cards) pairs from {"hands": {name: cards}}; ValueError when it is not that."""
-    try:
-        hands = json.loads(body)["hands"]
-    except (ValueError, KeyError, TypeError):
-        raise ValueError from None
-    if not isinstance(hands, dict) or not all(
-        isinstance(k, str) and k.strip() and isinstance(v, str) for k, v in hands.items()
-    ):
-        raise ValueError
-    return [(name.strip(), cards) for name, cards in hands.items()]
-
-
 @csrf_exempt  # it changes nothing; scripts post JSON without a session
 @require_POST
 def api_showdown(request: HttpRequest) -> JsonResponse:
     try:
-        verdict = showdown.showdown_judge(_hands_from_json(request.body))
+        verdict = showdown.showdown_judge(showdown.hands_from_json(request.body))
     except HandError as error:  # a ValueError too: caught first
         return JsonResponse({"error": showdown.error_message(error)}, status=400)
     except ValueError:
-        return JsonResponse({"error": str(BAD_SHOWDOWN_JSON)}, status=400)
+        return JsonResponse({"error": str(showdown.BAD_SHOWDOWN_JSON)}, status=400)
     return JsonResponse(verdict.as_json(), **JSON_UTF8)

@@ -261,14 +261,16 @@ class TestPlayerPage:
         assert client.get(reverse("matches:player", args=[999])).status_code == 404
 
 
-class TestBoard:
-    def test_board_content_and_304(self, host, client):
+class TestTv:
+    def test_tv_content_and_304(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
         play(table, ["Dee", "Cy", "Bob"])
         url = reverse("matches:tv", args=[table.pk])
         first = client.get(url)
         html = first.content.decode()
         assert "Ann wins match 1!" in html
+        # The base page's head, without the site's header and navigation.
+        assert '<body class="tv">' in html and "site-header" not in html
         assert re.search(r'<span class="rank">1</span> Ann <span class="pts">3 pts</span>', html)
         assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
         tap(table, "Bob")
