@@ -11,6 +11,7 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
@@ -229,11 +230,13 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_id) -> str:
     """The standings' rows, rendered from their partial once per change of the standings:
     a league has hundreds of players and this is the page everyone refreshes."""
+    players_url = reverse("matches:player", args=[0]).removesuffix("0/")
     return caching.cached(
         caching.standings_key(request, "rows", table_id),
         lambda: render_to_string(
             "matches/standings.html#rows",
-            {"rows": selectors.standings(**form.selector_kwargs())},
+            # One reverse() for the player links instead of one per row (see make bench).
+            {"rows": selectors.standings(**form.selector_kwargs()), "players_url": players_url},
         ),
     )
 
