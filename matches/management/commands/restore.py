@@ -8,13 +8,14 @@ from django.db import connections
 
 from matches.models import StandingsStamp
 
-from ._database import postgres_command
+from ._database import first_line, postgres_command, verify_postgres_backup, verify_sqlite_backup
 
 
 class Command(BaseCommand):
     help = (
         "Replace the whole database with a backup made by `backup`. Stop the app first; "
-        "everything recorded since the backup is lost."
+        "everything recorded since the backup is lost. The file is checked first: anything "
+        "that is not an undamaged backup of this app is refused and nothing is changed."
     )
 
     def add_arguments(self, parser) -> None:
@@ -30,6 +31,7 @@ class Command(BaseCommand):
             raise CommandError("This replaces every table, match and tap. Add --yes to go on.")
         connection = connections["default"]
         if connection.vendor == "sqlite":
+            verify_sqlite_backup(path)
             connection.ensure_connection()
             source = sqlite3.connect(path)
             try:
@@ -37,18 +39,23 @@ class Command(BaseCommand):
             finally:
                 source.close()
         elif connection.vendor == "postgresql":
+            verify_postgres_backup(path)
             connection.close()
             command, env = postgres_command(
                 "pg_restore",
                 "--clean",
                 "--if-exists",
                 "--no-owner",
+                # All or nothing: a dump that fails half-way leaves the live data as it was.
                 "--single-transaction",
                 str(path),
             )
             result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
             if result.returncode:
-                raise CommandError(f"pg_restore failed: {result.stderr.strip()}")
+                raise CommandError(
+                    f"{path} could not be restored ({first_line(result.stderr)}). "
+                    "Nothing was changed."
+                )
         else:
             raise CommandError(f"No restore method for {connection.vendor}.")
         # Standings cached for the timeline this backup left must never be served again.
