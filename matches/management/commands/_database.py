@@ -75,6 +75,7 @@ def _compare(path: Path, tables: set[str], applied: set[tuple[str, str]]) -> set
             "it was made by another version of the app (migrations differ, e.g. "
             f"{'.'.join(differ[0])}); restore it with that version",
         )
+    return expected_tables
 
 
 def verify_sqlite_backup(path: Path) -> None:
