@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from .hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
+from .limits import SHOWDOWN_MAX_HANDS
 
 RANK_NAMES = {
     2: (gettext_lazy("two"), gettext_lazy("twos")),
@@ -55,6 +56,17 @@ BAD_SHOWDOWN_JSON = gettext_lazy(
     'Send JSON like {"hands": {"Ann": "QS 7D 4C", "Ben": "10h 10c 2s"}}.'
 )
 SAME_NAME = gettext_lazy("Two hands are named %(player)s; give each player their own name.")
+BODY_TOO_LARGE = gettext_lazy("A showdown request is at most 16 KB: send at most 10 hands.")
+# Ten hands of 40-character names and spelled-out cards fit in a tenth of this.
+MAX_BODY_BYTES = 16 * 1024
+
+
+class ShowdownRequestError(ValueError):
+    """A showdown request that cannot be judged; its message is the answer's "error"."""
+
+    def __init__(self, message: str) -> None:
+        self.message = str(message)
+        super().__init__(self.message)
 
 
 def error_message(error: HandError) -> str:
@@ -171,25 +183,48 @@ class Verdict:
 
 
 def hands_from_json(body: bytes) -> list[tuple[str, str]]:
-    """(name, cards) pairs from {"hands": {name: cards}}; ValueError when it is not that."""
+    """(name, cards) pairs from {"hands": {name: cards}}; a ShowdownRequestError when it is
+    not that or is over MAX_BODY_BYTES."""
+    if len(body) > MAX_BODY_BYTES:
+        raise ShowdownRequestError(BODY_TOO_LARGE)
     try:
         hands = json.loads(body)["hands"]
-    except (ValueError, KeyError, TypeError):
-        raise ValueError from None
+    # RecursionError: JSON nested deeper than the parser's stack ("[" x 5,000 fits 16 KB).
+    except (ValueError, KeyError, TypeError, RecursionError):
+        raise ShowdownRequestError(BAD_SHOWDOWN_JSON) from None
     if not isinstance(hands, dict) or not all(
         isinstance(k, str) and k.strip() and isinstance(v, str) for k, v in hands.items()
     ):
-        raise ValueError
+        raise ShowdownRequestError(BAD_SHOWDOWN_JSON)
     return [(name.strip(), cards) for name, cards in hands.items()]
 
 
 def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
     """Judge (name, cards) pairs; a HandError carries what is wrong and whose hand it is."""
-    names = [name for name, _ in pairs]
-    for name in names:
-        if names.count(name) > 1:
+    # Counted first: no per-hand work is done for a request that is refused anyway.
+    if len(pairs) > SHOWDOWN_MAX_HANDS:
+        raise HandError("too_many", token=str(len(pairs)))
+    seen: set[str] = set()
+    for name, _cards in pairs:
+        if name in seen:
             raise HandError("same_name", player=name)
+        seen.add(name)
     return Verdict(order=judge(dict(pairs)))
+
+
+def judge_json(body: bytes) -> Verdict:
+    """Judge a request body like {"hands": {"Ann": "QS 7D 4C", ...}}, or raise a
+    ShowdownRequestError with the message to answer."""
+    try:
+        return showdown_judge(hands_from_json(body))
+    except HandError as error:
+        raise ShowdownRequestError(error_message(error)) from None
+
+
+def refuse_declared_length(content_length: str | None) -> None:
+    """Refuse a body by the length its request declares, before it is read."""
+    if content_length and content_length.isdigit() and int(content_length) > MAX_BODY_BYTES:
+        raise ShowdownRequestError(BODY_TOO_LARGE)
 
 
 # The cards to pick from on the showdown page: (code typed, label shown), a row per suit.

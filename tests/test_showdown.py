@@ -4,6 +4,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from matches import showdown
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +113,27 @@ class TestPage:
                         "Knock-outs and the tap", "How hands rank, best first", "Exactly equal ranks"]:  # fmt: skip
             assert heading in html
         assert "in A-2-3 the ace plays low, so the highest card is the 3" in html
+
+
+class TestApiRefusesHostileBodies:
+    """Findings 2 and 6: too many hands and too deep JSON are refused before any work."""
+
+    def test_a_body_over_the_limit_is_refused_by_its_length(self, host, client):
+        hands = {f"P{n}": "AS KS QS" for n in range(20_000)}
+        response = post(client, {"hands": hands})
+        assert response.status_code == 400
+        assert response.json() == {"error": str(showdown.BODY_TOO_LARGE)}
+
+    def test_too_many_hands_are_counted_before_any_hand_is_looked_at(self, host, client):
+        # Names that collide once trimmed: the per-hand duplicate check used to run (and
+        # answer) before the count.
+        hands = {" " * n + "Ann": "AS KS QS" for n in range(11)}
+        response = post(client, {"hands": hands})
+        assert response.status_code == 400
+        assert response.json() == {"error": "At most 10 hands can be judged at once."}
+
+    @pytest.mark.parametrize("body", ["[" * 5_000, '{"hands": ' + "[" * 5_000, '{"a":' * 3_000])
+    def test_deeply_nested_json_is_a_400(self, host, client, body):
+        response = post(client, None, raw=body)
+        assert response.status_code == 400
+        assert response.json() == {"error": str(showdown.BAD_SHOWDOWN_JSON)}
