@@ -1,4 +1,6 @@
-"""CSV downloads: one way to write a file a spreadsheet opens with accents intact."""
+"""CSV downloads: one way to write a file a spreadsheet opens with accents intact, and safe
+to open: a text cell a spreadsheet would evaluate as a formula (a player named
+=HYPERLINK(...)) is written as text."""
 
 import csv
 from collections.abc import Iterable
@@ -8,7 +10,16 @@ from django.http import HttpResponse
 from .models import Seat, Table
 from .scoring import points_for, shown_place
 
+# What Excel, LibreOffice and Google Sheets take as the start of a formula (OWASP's list).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 TABLE_RESULTS_HEADER = ["match", "filed_at", "player", "place", "points", "winner"]
+
+
+def spreadsheet_safe(cell: object) -> object:
+    """A text cell starting like a formula gets the usual leading apostrophe; numbers stay."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
 
 
 def csv_response(filename: str, header: list[str], rows: Iterable[list]) -> HttpResponse:
@@ -18,7 +29,7 @@ def csv_response(filename: str, header: list[str], rows: Iterable[list]) -> Http
     response.write("\ufeff")
     writer = csv.writer(response)
     writer.writerow(header)
-    writer.writerows(rows)
+    writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
     return response
 
 

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import integrity, selectors
+from matches import exports, integrity, selectors
 from matches.models import AllTimeTotal, DailyTally, Player, Table
 from tests.factories import make_table, tap
 
@@ -230,9 +230,41 @@ class TestCsv:
         play(table, ["Cy", "Bob"])
         body = client.get(reverse("matches:standings_csv")).content.decode("utf-8").lstrip("\ufeff")
         rows = list(csv.reader(io.StringIO(body)))
-        assert rows[0] == ["rank", "player", "played", "wins", "2nds", "3rds", "points", "win %"]
-        assert rows[1] == ["1", "Åsa", "1", "1", "0", "0", "0", "100.0"]
-        assert rows[2][:2] == ["=2", "Bob"] and rows[3][:2] == ["=2", "Cy"]
+        assert rows[0] == [
+            "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
+        ]  # fmt: skip
+        assert rows[1] == ["1", "no", "Åsa", "1", "1", "0", "0", "0", "100.0"]
+        # A shared rank is a number a spreadsheet reads as 2, with the marker beside it.
+        assert rows[2][:3] == ["2", "yes", "Bob"] and rows[3][:3] == ["2", "yes", "Cy"]
+
+
+FORMULAS = ['=HYPERLINK("http://evil","x")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3"]
+
+
+class TestCsvFormulas:
+    """Finding 3: a cell a spreadsheet would evaluate starts with an apostrophe."""
+
+    def csv_rows(self, client, url):
+        body = client.get(url).content.decode("utf-8").lstrip("\ufeff")
+        return list(csv.reader(io.StringIO(body)))
+
+    def test_formula_shaped_names_are_neutralised_in_both_exports(self, host, client):
+        table = make_table(players=FORMULAS)
+        play(table, FORMULAS[:3])  # "-2+3" wins
+        results = self.csv_rows(client, reverse("matches:table_results_csv", args=[table.pk]))
+        assert sorted(row[2] for row in results[1:]) == sorted("'" + f for f in FORMULAS)
+        standings = self.csv_rows(client, reverse("matches:standings_csv"))
+        assert [row[2] for row in standings[1:]] == ["'-2+3", "'@SUM(1+1)", "'+cmd|' /C calc'!A0",
+                                                     "'=HYPERLINK(\"http://evil\",\"x\")"]  # fmt: skip
+        cells = [cell for row in results + standings for cell in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+
+    @pytest.mark.parametrize(
+        "cell, written",
+        [("=1+1", "'=1+1"), ("\tx", "'\tx"), ("\r=1", "'\r=1"), ("Ann", "Ann"), (-2, -2), (3, 3)],
+    )
+    def test_every_dangerous_first_character(self, cell, written):
+        assert exports.spreadsheet_safe(cell) == written
 
 
 class TestPlayerPage:
