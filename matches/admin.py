@@ -1,5 +1,7 @@
+from django import forms
 from django.contrib import admin
 
+from . import services
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 
 
@@ -16,14 +18,46 @@ class TapInline(admin.TabularInline):
     readonly_fields = ["tapped_at"]
 
 
+class PlayerForm(forms.ModelForm):
+    class Meta:
+        model = Player
+        fields = ["name"]
+
+    def clean_name(self) -> str:
+        # The services' rules, so an admin edit cannot make two players read the same.
+        try:
+            return services.player_name_available(
+                name=self.cleaned_data["name"], player_id=self.instance.pk
+            )
+        except services.RuleError as error:
+            raise forms.ValidationError(error.message) from None
+
+
+class StandingsShownAdmin(admin.ModelAdmin):
+    """Edits here change what the standings show; the admin wraps each in a transaction."""
+
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        services.standings_changed()
+
+    def delete_model(self, request, obj) -> None:
+        super().delete_model(request, obj)
+        services.standings_changed()
+
+    def delete_queryset(self, request, queryset) -> None:
+        super().delete_queryset(request, queryset)
+        services.standings_changed()
+
+
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(StandingsShownAdmin):
+    form = PlayerForm
     list_display = ["name", "created_at"]
     search_fields = ["name"]
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(StandingsShownAdmin):
     list_display = ["name", "mode", "created_at", "closed_at", "created_by"]
     list_filter = ["mode", "closed_at"]
     search_fields = ["name"]

@@ -76,7 +76,7 @@ def standings_stamp(request: HttpRequest) -> str:
 
 
 def standings_key(request: HttpRequest, kind: str, table_id: int | None = None) -> str:
-    """Standings change only when a match is filed or unfiled: key on the stamp, the
+    """Standings change only with the stamp (services.standings_changed): key on it, the
     filters asked for and the language."""
     query = _digest(request.GET.urlencode(), 8)
     return key(kind, standings_stamp(request), table_id or 0, query, get_language())

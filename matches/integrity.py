@@ -4,6 +4,7 @@ aggregate queries, one group of rules per function.
 The constraints should make most of these impossible; this finds damage done around them
 (raw SQL, a restore from a bad copy, a constraint dropped by hand)."""
 
+from django.core.exceptions import ValidationError
 from django.db.models import (
     Case,
     Count,
@@ -19,13 +20,19 @@ from django.db.models import (
 )
 
 from .limits import MAX_PLAYERS, MIN_PLAYERS
-from .models import DailyTally, Match, Seat, Table, Tap
+from .models import DailyTally, Match, Player, Seat, Table, Tap, clean_name, name_key
 from .scoring import COUNT_FIELDS, place_counts
 
 
 def integrity_problems() -> list[str]:
     """Every broken game rule, as one sentence each; empty when all hold."""
-    return [*match_problems(), *table_problems(), *tap_problems(), *tally_problems()]
+    return [
+        *match_problems(),
+        *table_problems(),
+        *tap_problems(),
+        *tally_problems(),
+        *player_name_problems(),
+    ]
 
 
 def match_problems() -> list[str]:
@@ -151,3 +158,28 @@ def tally_problems() -> list[str]:
         for player, table in sorted(set(actual) | set(kept))
         if actual.get((player, table)) != kept.get((player, table))
     ]
+
+
+def player_name_problems() -> list[str]:
+    """Players whose stored name is not clean, or who read the same as another (left so by
+    the migration that normalised names): an admin renames or merges them."""
+    problems = []
+    players = list(Player.objects.only("name", "key").order_by("id"))
+    holder = {player.key: player for player in players}
+    for player in players:
+        try:
+            clean = clean_name(player.name)
+        except ValidationError:
+            problems.append(f"Player #{player.pk}'s name is not a clean name: {player.name!r}")
+            continue
+        key = name_key(clean)
+        if clean != player.name or key != player.key:
+            other = holder.get(key)
+            if other is not None and other.pk != player.pk:
+                problems.append(
+                    f"Players #{player.pk} and #{other.pk} are both called “{clean}”: rename "
+                    "one in the admin, or merge them"
+                )
+            else:
+                problems.append(f"Player #{player.pk}'s matching key is out of date")
+    return problems

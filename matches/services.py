@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .limits import MAX_PLAYERS, MIN_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
+from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
     DailyTally,
@@ -23,6 +24,7 @@ from .models import (
     StandingsStamp,
     Table,
     Tap,
+    clean_name,
     name_key,
 )
 from .scoring import COUNT_FIELDS, place_counts
@@ -32,9 +34,11 @@ TABLE_NAME_TOO_LONG = _("A table name is at most 80 characters.")
 UNKNOWN_MODE = _("Choose a mode: Winner takes all or Ranked (3/2/1).")
 TOO_FEW_PLAYERS = _("A table needs at least 3 players; %(count)s given.")
 TOO_MANY_PLAYERS = _("A table seats at most 10 players; %(count)s given.")
-PLAYER_NAME_EMPTY = _("A player name cannot be empty.")
-PLAYER_NAME_TOO_LONG = _("Player names are at most 40 characters: “%(name)s” is too long.")
 DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
+PLAYER_NAME_TAKEN = _(
+    "Another player is already called “%(name)s” (names ignore upper and lower case); "
+    "choose a different name."
+)
 NOT_YOUR_TABLE = _(
     "Only the host who launched this table, or an admin, can change it; nothing was changed."
 )
@@ -82,15 +86,29 @@ class UndoResult:
     reopened: bool
 
 
+def player_name_clean(name: str) -> str:
+    """A name as stored (see models.clean_name), or a RuleError saying what is wrong."""
+    try:
+        return clean_name(name)
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
+
+
+def player_name_available(*, name: str, player_id: int | None = None) -> str:
+    """A name as stored for this player (None: a new one), or a RuleError when it is not a
+    clean name or another player already has it."""
+    name = player_name_clean(name)
+    holder = Player.objects.filter(key=name_key(name)).exclude(pk=player_id).first()
+    if holder is not None:
+        raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
+    return name
+
+
 def clean_player_names(names: Sequence[str]) -> list[str]:
-    """Trimmed names in seating order, or a RuleError naming the first problem."""
-    cleaned = [name.strip() for name in names]
+    """Names as stored, in seating order, or a RuleError naming the first problem."""
+    cleaned = [player_name_clean(name) for name in names]
     seen: set[str] = set()
     for name in cleaned:
-        if not name:
-            raise RuleError(PLAYER_NAME_EMPTY)
-        if len(name) > NAME_MAX_LENGTH:
-            raise RuleError(PLAYER_NAME_TOO_LONG, name=name)
         if name_key(name) in seen:
             raise RuleError(DUPLICATE_PLAYER, name=name)
         seen.add(name_key(name))
@@ -146,6 +164,14 @@ def _mark_changed(table: Table) -> None:
     table.save(update_fields=["version"])
 
 
+def standings_changed() -> None:
+    """Move the standings stamp on, so cached standings pages and their ETags are rebuilt.
+    Call it (inside the write's transaction) for anything those pages show: a match filed or
+    unfiled, a player renamed or merged, a table launched, renamed, closed or reopened."""
+    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+    StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
+
+
 def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     """Add a filed match to the standings counts (sign 1), or take it back (sign -1): the
     day's tally for date ranges and the all-time total. What each place is worth is
@@ -163,8 +189,7 @@ def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign
         for field in COUNT_FIELDS
         if any(getattr(counts, field) for counts in worth.values())
     }
-    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
-    StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
+    standings_changed()
     for model, where in (
         (DailyTally, {"day": timezone.localdate(match.filed_at)}),
         (AllTimeTotal, {}),
@@ -208,6 +233,7 @@ def table_launch(
     players = players_resolve(names=clean_player_names(player_names))
     table = Table.objects.create(name=name, mode=mode, created_by=by)
     _open_match(table=table, number=1, players=players)
+    standings_changed()  # the standings' table filter lists it
     return table
 
 
@@ -358,4 +384,5 @@ def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
     table.closed_at = timezone.now()
     table.version += 1
     table.save(update_fields=["closed_at", "version"])
+    standings_changed()
     return table

@@ -69,7 +69,7 @@ def live_state():
     return (
         sorted(Player.objects.values_list("name", flat=True)),
         snapshot(),
-        selectors.league_stamp(),
+        selectors.standings_stamp(),
     )
 
 
@@ -133,7 +133,7 @@ class TestRestoreRefusesWhatIsNotOurBackup:
         message = refused_restore(bad)
         assert str(bad) in message and "\n" not in message
         assert live_state() == before
-        assert selectors.integrity_problems() == []
+        assert integrity.integrity_problems() == []
 
     def test_a_real_backup_still_restores_after_a_refusal(self, tmp_path):
         _, front = season()

@@ -1,0 +1,139 @@
+"""Admin edits of players and tables: the same name rules as the services (finding 8), and
+every edit the standings show makes them change (finding 9)."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from matches import selectors, services
+from matches.models import Player, Table
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    # Messages are asserted in English, whatever language an earlier request left active.
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def admin_client(db) -> Client:
+    client = Client()
+    client.force_login(
+        get_user_model().objects.create_superuser(username="boss", password="a-long-password-1")
+    )
+    return client
+
+
+@pytest.fixture
+def league(admin_client):
+    table = make_table(
+        host=get_user_model().objects.get(username="boss"), players=["Ann", "Bob", "Cy"]
+    )
+    for name in ("Cy", "Bob"):
+        tap(table, name)
+    return table
+
+
+def rename_player(client, player, name):
+    return client.post(
+        reverse("admin:matches_player_change", args=[player.pk]), {"name": name, "_save": "Save"}
+    )
+
+
+class TestPlayerNamesInTheAdmin:
+    def test_a_rename_to_another_players_name_is_a_form_error(self, admin_client, league):
+        bob = Player.objects.get(name="Bob")
+        response = rename_player(admin_client, bob, "ANN")
+        assert response.status_code == 200
+        assert (
+            "Another player is already called “Ann” (names ignore upper and lower case); "
+            "choose a different name."
+        ) in response.content.decode()
+        assert sorted(Player.objects.values_list("name", flat=True)) == ["Ann", "Bob", "Cy"]
+
+    @pytest.mark.parametrize("name", ["\uff21\uff4e\uff4e", " ann ", "Ann\u200b", "\u200b", ""])
+    def test_look_alikes_and_invisible_names_are_form_errors(self, admin_client, league, name):
+        bob = Player.objects.get(name="Bob")
+        response = rename_player(admin_client, bob, name)
+        assert response.status_code == 200
+        assert 'class="errorlist' in response.content.decode()
+        bob.refresh_from_db()
+        assert bob.name == "Bob"
+
+    def test_adding_a_player_that_exists_is_a_form_error(self, admin_client, league):
+        response = admin_client.post(
+            reverse("admin:matches_player_add"), {"name": "ＢＯＢ", "_save": "Save"}
+        )
+        assert response.status_code == 200
+        assert "Another player is already called “Bob”" in response.content.decode()
+        assert Player.objects.count() == 3
+
+    def test_a_rename_is_stored_normalised(self, admin_client, league):
+        bob = Player.objects.get(name="Bob")
+        assert rename_player(admin_client, bob, "  Robert   Jones ").status_code == 302
+        bob.refresh_from_db()
+        assert (bob.name, bob.key) == ("Robert Jones", "robert jones")
+
+
+class TestStandingsFollowEveryChangeTheyShow:
+    def etag_then_changed(self, client, change):
+        cache.clear()
+        page = client.get(reverse("matches:standings"))
+        json = client.get(reverse("matches:api_standings"))
+        change()
+        again = client.get(reverse("matches:standings"), HTTP_IF_NONE_MATCH=page["ETag"])
+        again_json = client.get(reverse("matches:api_standings"), HTTP_IF_NONE_MATCH=json["ETag"])
+        assert again.status_code == 200 and again_json.status_code == 200
+        return again.content.decode(), again_json.json()
+
+    def test_a_player_renamed_in_the_admin(self, admin_client, league):
+        bob = Player.objects.get(name="Bob")
+        page, data = self.etag_then_changed(
+            admin_client, lambda: rename_player(admin_client, bob, "Robert")
+        )
+        assert "Robert" in page and ">Bob<" not in page
+        assert [row["player"] for row in data["rows"]] == ["Ann", "Robert", "Cy"]
+
+    def test_a_new_table(self, admin_client, league):
+        page, _ = self.etag_then_changed(
+            admin_client, lambda: make_table(name="Snug bar", players=["Ann", "Bob", "Cy"])
+        )
+        assert "Snug bar" in page
+
+    def test_a_table_renamed_in_the_admin(self, admin_client, league):
+        def rename():
+            data = {
+                "name": "Back room",
+                "mode": league.mode,
+                "created_by": league.created_by_id,
+                "_save": "Save",
+            }
+            response = admin_client.post(
+                reverse("admin:matches_table_change", args=[league.pk]), data
+            )
+            assert response.status_code == 302
+
+        page, _ = self.etag_then_changed(admin_client, rename)
+        assert "Back room" in page and "Front bar" not in page
+
+    def test_a_table_closed_and_reopened(self, admin_client, league):
+        stamp = selectors.standings_stamp()
+        services.table_close(table_id=league.pk, by=league.created_by)
+        closed = selectors.standings_stamp()
+        assert closed != stamp
+        data = {"name": league.name, "mode": league.mode, "created_by": league.created_by_id}
+        admin_client.post(reverse("admin:matches_table_change", args=[league.pk]), data)
+        assert Table.objects.get().closed_at is None
+        assert selectors.standings_stamp() != closed
+
+    def test_one_helper_other_code_can_call(self, db):
+        stamp = selectors.standings_stamp()
+        services.standings_changed()
+        assert selectors.standings_stamp() != stamp
