@@ -140,6 +140,8 @@ AXES_COOLOFF_TIME = 0.25  # hours: a locked-out login may try again after 15 min
 # Per username and address together: a guesser is stopped without locking the real host out
 # of the tablet next to them.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# The real client address: REMOTE_ADDR, or behind the proxy the address it forwarded.
+AXES_CLIENT_IP_CALLABLE = "matches.access.client_ip"
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
@@ -175,7 +177,10 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "31536000")) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
-if env_bool("DJANGO_BEHIND_PROXY", False):
+# A reverse proxy in front (see README): it terminates TLS and appends the client's address
+# to X-Forwarded-For, which only then is trusted (the login lockout keys on it).
+BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", False)
+if BEHIND_PROXY:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

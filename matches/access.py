@@ -3,6 +3,7 @@
 from collections.abc import Callable
 from functools import wraps
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
@@ -30,3 +31,17 @@ def host_required(view: Callable) -> Callable:
         return response
 
     return wrapped
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The address a request came from, for the login lockout (django-axes).
+
+    Behind the README's reverse proxy (DJANGO_BEHIND_PROXY=1) every request comes from the
+    proxy, which appends the address it saw to X-Forwarded-For: the last entry is that one
+    (earlier entries are whatever the client sent). Without a proxy the header is ignored,
+    since any client can send one."""
+    if settings.BEHIND_PROXY:
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").rsplit(",", 1)[-1].strip()
+        if forwarded:
+            return forwarded
+    return request.META.get("REMOTE_ADDR", "")

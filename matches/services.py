@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -56,6 +57,7 @@ ALREADY_UNDONE = _("That tap was already undone; nothing was changed.")
 NOT_LATEST = _(
     "Only the most recent tap can be undone and the table has moved on since; nothing was changed."
 )
+FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 ROSTER_LOCKED = _("The roster can only change before the first tap of a match.")
 
 
@@ -386,3 +388,22 @@ def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
     table.save(update_fields=["closed_at", "version"])
     standings_changed()
     return table
+
+
+@transaction.atomic
+def first_host_create(*, user: AbstractBaseUser) -> AbstractBaseUser:
+    """Save the first host account, an admin; refused once any account exists, however many
+    setup requests arrive at once."""
+    users = get_user_model()
+    connection = transaction.get_connection()
+    if connection.vendor == "postgresql":
+        # Serialises the check and the insert below; the lock conflicts with itself only.
+        with connection.cursor() as cursor:
+            table = connection.ops.quote_name(users._meta.db_table)
+            cursor.execute(f"LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE")
+    # On SQLite the IMMEDIATE transaction already holds the database's one write lock.
+    if users.objects.exists():
+        raise RuleError(FIRST_HOST_EXISTS)
+    user.is_staff = user.is_superuser = True
+    user.save()
+    return user

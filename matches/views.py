@@ -7,7 +7,6 @@ import uuid
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -55,10 +54,11 @@ def setup(request: HttpRequest) -> HttpResponse:
         raise Http404
     form = FirstHostForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save(commit=False)
-            user.is_staff = user.is_superuser = True
-            user.save()
+        try:
+            user = services.first_host_create(user=form.save(commit=False))
+        except services.RuleError as error:  # another first host won the race
+            messages.info(request, error.message)
+            return redirect("login")
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("matches:home")
     return render(request, "matches/setup.html", {"form": form})
