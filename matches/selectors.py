@@ -177,13 +177,16 @@ class StandingRow:
 
     def as_csv_row(self) -> list:
         """The row in the standings CSV, under STANDING_CSV_HEADER."""
-        rank = f"={self.rank}" if self.shared else self.rank
+        # The rank stays a number a spreadsheet can sort; "shared" says it is shared ("=2").
+        shared = "yes" if self.shared else "no"
         counts = [self.played, self.wins, self.seconds, self.thirds, self.points]
-        return [rank, self.player, *counts, f"{self.win_percent:.1f}"]
+        return [self.rank, shared, self.player, *counts, f"{self.win_percent:.1f}"]
 
 
 STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
-STANDING_CSV_HEADER = ["rank", "player", "played", "wins", "2nds", "3rds", "points", "win %"]
+STANDING_CSV_HEADER = [
+    "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
+]  # fmt: skip
 
 
 def _tally_filter(

@@ -28,7 +28,6 @@ from .forms import (
     TapForm,
     UndoForm,
 )
-from .hands import HandError
 from .models import Player, Table
 
 POLL_SECONDS = 3
@@ -335,9 +334,8 @@ def showdown_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 def api_showdown(request: HttpRequest) -> JsonResponse:
     try:
-        verdict = showdown.showdown_judge(showdown.hands_from_json(request.body))
-    except HandError as error:  # a ValueError too: caught first
-        return JsonResponse({"error": showdown.error_message(error)}, status=400)
-    except ValueError:
-        return JsonResponse({"error": str(showdown.BAD_SHOWDOWN_JSON)}, status=400)
+        showdown.refuse_declared_length(request.META.get("CONTENT_LENGTH"))
+        verdict = showdown.judge_json(request.body)
+    except showdown.ShowdownRequestError as error:
+        return JsonResponse({"error": error.message}, status=400)
     return JsonResponse(verdict.as_json(), **JSON_UTF8)
