@@ -56,10 +56,17 @@ class LaunchForm(forms.Form):
         return {"name": data["name"], "player_names": data["players"], "mode": data["mode"]}
 
 
+BAD_ROSTER = _("That roster could not be read; nothing was changed. Reload the page and try again.")
+
+
 class RosterForm(forms.Form):
     label_suffix = ""
 
-    match = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    match = forms.IntegerField(
+        widget=forms.HiddenInput,
+        min_value=1,
+        error_messages=dict.fromkeys(["required", "invalid", "min_value"], BAD_ROSTER),
+    )
     players = PlayersField(
         label=_("Players"),
         help_text=_(

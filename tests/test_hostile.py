@@ -1,0 +1,221 @@
+"""Every endpoint given hostile input: oversized, deeply nested, invisible-character and
+formula-shaped. Each answer is no 500, a clear message where the input was the user's, nothing
+written, and at most a fixed number of queries (on SQLite and on PostgreSQL)."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from matches import feedback, forms, selectors, services, showdown
+from matches.models import Match, Player, Seat, Table, Tap
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+
+PAYLOADS = {
+    "oversized": "A" * 100_000,
+    "nested": "[" * 5_000 + "{" * 5_000,
+    "invisible": "\u200b\u202e\ufeff\u2066\x01",
+    "formula": '=HYPERLINK("http://evil","x")\n+cmd|\' /C calc\'!A0\n@SUM(1+1)\n-2+3',
+}
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def english():
+    # Messages are asserted in English, whatever language an earlier request left active.
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def league(host):
+    """A table with a filed match and a tap in the next: every page has something to show."""
+    table = make_table(host=host)
+    for name in ("Ben", "Alice", "Cara"):
+        tap(table, name)
+    tap(table, "Dev")
+    return table
+
+
+def written() -> tuple:
+    """Everything a write could change: rows, each table's version, the standings stamp."""
+    return (
+        tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
+        tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
+        tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
+        selectors.standings_stamp(),
+    )
+
+
+def body_for(fields: list[str], payload: str) -> dict:
+    # Every field carries the payload, and a few unexpected nested-looking keys do too.
+    return {**dict.fromkeys(fields, payload), "a[b][c][d]": payload, "players[]": payload}
+
+
+# (route, fields, the queries it makes, the message the answer must carry)
+WRITES = [
+    ("table_new", ["name", "players", "mode"], 2, services.UNKNOWN_MODE),
+    ("tap", ["match", "player", "key"], 8, feedback.BAD_TAP),
+    ("undo", ["tap"], 8, feedback.BAD_UNDO),
+    ("roster", ["match", "players"], 7, forms.BAD_ROSTER),
+]
+
+
+class TestWrites:
+    @pytest.mark.parametrize("kind", PAYLOADS)
+    @pytest.mark.parametrize("route, fields, budget, message", WRITES)
+    def test_refused_with_a_message_and_nothing_written(
+        self, host_client, league, django_assert_num_queries, kind, route, fields, budget, message
+    ):
+        kwargs = {} if route == "table_new" else {"args": [league.pk]}
+        before = written()
+        with django_assert_num_queries(budget):
+            response = host_client.post(
+                reverse(f"matches:{route}", **kwargs), body_for(fields, PAYLOADS[kind]), **HTMX
+            )
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert written() == before
+        assert str(message) in html
+
+    @pytest.mark.parametrize("kind", ["oversized", "nested", "invisible"])
+    def test_roster_names_say_what_is_wrong(self, host_client, league, kind):
+        match = league.matches.open().get()
+        payload = PAYLOADS[kind]
+        players = payload if kind != "invisible" else f"Ann{payload}\nBob\nCy"
+        before = written()
+        response = host_client.post(
+            reverse("matches:roster", args=[league.pk]), {"match": match.pk, "players": players}
+        )
+        assert response.status_code == 200 and written() == before
+        html = response.content.decode()
+        expected = {
+            "oversized": "Player names are at most 40 characters",
+            "nested": "Player names are at most 40 characters",
+            "invisible": "contains an invisible or control character",
+        }[kind]
+        assert expected in html
+
+    @pytest.mark.parametrize("kind", PAYLOADS)
+    def test_login(self, league, django_assert_num_queries, kind):
+        client = Client()
+        before = written()
+        # django-axes counts the failure: its reads and the attempt it records.
+        with django_assert_num_queries(11):
+            response = client.post(
+                reverse("login"), body_for(["username", "password"], PAYLOADS[kind])
+            )
+        assert response.status_code == 200 and written() == before
+        assert "Please enter a correct username and password" in response.content.decode()
+
+    @pytest.mark.parametrize("kind", PAYLOADS)
+    def test_setup_before_any_host(self, db, django_assert_num_queries, kind):
+        client = Client()
+        # The first-host check, and the username's uniqueness once it is otherwise valid.
+        queries = {"oversized": 1, "nested": 1, "invisible": 2, "formula": 2}[kind]
+        with django_assert_num_queries(queries):
+            response = client.post(
+                reverse("matches:setup"),
+                body_for(["username", "password1", "password2"], PAYLOADS[kind]),
+            )
+        assert response.status_code == 200
+        assert get_user_model().objects.count() == 0
+        assert 'class="field-error"' in response.content.decode()
+
+    @pytest.mark.parametrize("kind", PAYLOADS)
+    def test_setup_once_a_host_exists(self, league, kind):
+        response = Client().post(reverse("matches:setup"), body_for(["username"], PAYLOADS[kind]))
+        assert response.status_code == 404
+
+    def test_more_fields_than_django_reads(self, host_client, league):
+        before = written()
+        many = {f"f{n}": "x" for n in range(1_500)}
+        response = host_client.post(reverse("matches:table_new"), many)
+        assert response.status_code == 400 and written() == before
+
+
+def showdown_bodies() -> dict[str, bytes]:
+    return {
+        "oversized": json.dumps({"hands": {f"P{n}": "AS KS QS" for n in range(20_000)}}).encode(),
+        "nested": b'{"hands": ' + b"[" * 5_000 + b"]" * 5_000 + b"}",
+        "invisible": json.dumps(
+            {"hands": {"Ann\u200b": "QS 7D 4C", "\u202eBen": "10h 10c 2s"}}
+        ).encode(),
+        "formula": json.dumps({"hands": {"=1+1": "=A1", "@SUM(1)": "+cmd"}}).encode(),
+    }
+
+
+@pytest.mark.parametrize("kind", PAYLOADS)
+def test_showdown_api(client, league, django_assert_num_queries, kind):
+    before = written()
+    with django_assert_num_queries(1):  # the first-host check
+        response = client.post(
+            reverse("matches:api_showdown"),
+            showdown_bodies()[kind],
+            content_type="application/json",
+        )
+    assert written() == before
+    if kind == "invisible":
+        # Not stored anywhere, and shown escaped: judged like any other name.
+        assert response.status_code == 200 and response.json()["loser"] == "Ann\u200b"
+        return
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert (
+        error
+        == {
+            "oversized": str(showdown.BODY_TOO_LARGE),
+            "nested": str(showdown.BAD_SHOWDOWN_JSON),
+            "formula": "=1+1: “=A1” is not a card. Write cards like QS, 10h or Q♠.",
+        }[kind]
+    )
+
+
+# (route, the URL's arguments, the queries it makes, status, message). Query strings the
+# page does not read change nothing; the filters and the showdown say what is wrong.
+READS = [
+    ("home", {}, 2, 200, None),
+    ("table", {"table_id"}, 7, 200, None),
+    ("matches", {"table_id"}, 3, 200, None),
+    ("match", {"table_id", "number"}, 5, 200, None),
+    ("api_table", {"table_id"}, 7, 200, None),
+    ("tv", {"table_id"}, 8, 200, None),
+    ("table_results_csv", {"table_id"}, 3, 200, None),
+    ("player", {"player_id"}, 5, 200, None),
+    ("rules", {}, 1, 200, None),
+    ("standings", {}, 3, 400, "There is no such table."),
+    ("table_standings", {"table_id"}, 3, 400, "Enter dates as YYYY-MM-DD."),
+    ("api_standings", {}, 2, 400, "There is no such table."),
+    ("standings_csv", {}, 1, 400, "There is no such table."),
+    ("showdown", {}, 1, 400, None),
+]
+QUERY_FIELDS = ["table", "from", "to", "match", "player", "name_1", "hand_1", "hand_2", "q"]
+
+
+class TestReads:
+    @pytest.mark.parametrize("kind", PAYLOADS)
+    @pytest.mark.parametrize("route, needs, budget, status, message", READS)
+    def test_query_strings(
+        self, client, league, django_assert_num_queries, kind, route, needs, budget, status, message
+    ):
+        values = {
+            "table_id": league.pk,
+            "number": 1,
+            "player_id": Player.objects.order_by("pk").first().pk,
+        }
+        url = reverse(f"matches:{route}", kwargs={k: values[k] for k in needs})
+        before = written()
+        with django_assert_num_queries(budget):
+            response = client.get(url, dict.fromkeys(QUERY_FIELDS, PAYLOADS[kind]))
+        assert response.status_code == status
+        assert written() == before
+        body = response.content.decode("utf-8")
+        if message:
+            assert message in body
+        if route == "showdown":
+            assert 'role="alert"' in body
