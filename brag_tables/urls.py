@@ -2,11 +2,17 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from matches.forms import LoginForm
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     # Only the two auth pages the app uses: no password reset (no mail is set up) or change
     # (hosts are managed in the admin).
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(authentication_form=LoginForm),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("", include("matches.urls")),

@@ -2,7 +2,7 @@ import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
 from . import services, showdown
@@ -105,6 +105,17 @@ class TapForm(forms.Form):
 class UndoForm(forms.Form):
     # The tap the host saw as the latest; absent means "whatever is latest".
     tap = forms.IntegerField(required=False, min_value=1)
+
+
+class LoginForm(AuthenticationForm):
+    """Django's login form, refusing a username longer than any account's before it is
+    checked: AuthenticationForm sets that length only on the widget, and django-axes would
+    fail (a 500 on PostgreSQL) recording the attempt in its 255-character column."""
+
+    def clean(self) -> dict:
+        if len(self.cleaned_data.get("username") or "") > self.username_field.max_length:
+            raise self.get_invalid_login_error()
+        return super().clean()
 
 
 class FirstHostForm(UserCreationForm):

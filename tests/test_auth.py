@@ -65,6 +65,14 @@ class TestLockoutIsPerUsernameAndRealAddress:
         assert login(tablet, PASSWORD).status_code == 302
 
 
+@pytest.mark.django_db
+def test_a_username_longer_than_any_account_is_a_wrong_login(host):
+    # Found by the hostile suite: a 500 on PostgreSQL when django-axes recorded it.
+    response = Client().post(reverse("login"), {"username": "h" * 300, "password": "x"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in response.content.decode()
+
+
 @pytest.mark.django_db(transaction=True)
 def test_four_simultaneous_setups_make_exactly_one_first_host():
     barrier = threading.Barrier(4)
