@@ -15,8 +15,8 @@ from tests.factories import make_host
 PASSWORD = "a-long-test-password"
 
 
-def login(client: Client, password: str):
-    return client.post(reverse("login"), {"username": "host", "password": password})
+def login(client: Client, password: str, **headers):
+    return client.post(reverse("login"), {"username": "host", "password": password}, **headers)
 
 
 @pytest.mark.django_db
@@ -40,26 +40,14 @@ class TestLockoutIsPerUsernameAndRealAddress:
         # A client-sent X-Forwarded-For comes first; the proxy appends the address it saw.
         guesser = Client(REMOTE_ADDR="127.0.0.1")
         for n in range(5):
-            guesser.post(
-                reverse("login"),
-                {"username": "host", "password": "wrong"},
-                HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 203.0.113.9",
-            )
-        response = guesser.post(
-            reverse("login"),
-            {"username": "host", "password": PASSWORD},
-            HTTP_X_FORWARDED_FOR="10.9.9.77, 203.0.113.9",
-        )
+            login(guesser, "wrong", HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 203.0.113.9")
+        response = login(guesser, PASSWORD, HTTP_X_FORWARDED_FOR="10.9.9.77, 203.0.113.9")
         assert response.status_code == 429
 
     def test_without_the_proxy_a_forwarded_header_is_ignored(self, host):
         guesser = Client(REMOTE_ADDR="192.168.1.50")
         for n in range(5):
-            guesser.post(
-                reverse("login"),
-                {"username": "host", "password": "wrong"},
-                HTTP_X_FORWARDED_FOR=f"10.0.0.{n}",
-            )
+            login(guesser, "wrong", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
         assert login(guesser, PASSWORD).status_code == 429
         tablet = Client(REMOTE_ADDR="192.168.1.20")
         assert login(tablet, PASSWORD).status_code == 302
