@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.db.models import F
 
 from . import services
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
@@ -55,6 +56,13 @@ class PlayerAdmin(StandingsShownAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
 
+    def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
+        if change:
+            # Every table the player sat at shows the name: its pages must not answer 304.
+            seated_at = Seat.objects.filter(player=obj).values("match__table_id")
+            Table.objects.filter(pk__in=seated_at).update(version=F("version") + 1)
+
 
 @admin.register(Table)
 class TableAdmin(StandingsShownAdmin):
@@ -62,6 +70,15 @@ class TableAdmin(StandingsShownAdmin):
     list_filter = ["mode", "closed_at"]
     search_fields = ["name"]
     readonly_fields = ["version"]
+
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            # Moved on in the database, never written back from the form's read: the table's
+            # pages (and their ETags) show the edit, and a tap meanwhile is not taken back.
+            obj.version = F("version") + 1
+        super().save_model(request, obj, form, change)
+        if change:
+            obj.refresh_from_db(fields=["version"])
 
 
 @admin.register(Match)

@@ -137,3 +137,43 @@ class TestStandingsFollowEveryChangeTheyShow:
         stamp = selectors.standings_stamp()
         services.standings_changed()
         assert selectors.standings_stamp() != stamp
+
+
+class TestTablePagesFollowAdminEdits:
+    """The table page, the TV page and the table's JSON answer 304 until the table's change
+    counter moves: an admin edit of what they show moves it."""
+
+    def tags_then_changed(self, table, change):
+        # Read by a spectator: the admin's own pages carry its "changed" message.
+        reader = Client()
+        names = ("matches:table", "matches:tv", "matches:api_table")
+        urls = [reverse(name, args=[table.pk]) for name in names]
+        reader.get(urls[0])  # its CSRF cookie is part of what the table page is for
+        tags = [reader.get(url)["ETag"] for url in urls]
+        change()
+        return [
+            reader.get(url, HTTP_IF_NONE_MATCH=tag) for url, tag in zip(urls, tags, strict=True)
+        ]
+
+    def test_a_player_renamed_in_the_admin(self, admin_client, league):
+        cy = Player.objects.get(name="Cy")
+        answers = self.tags_then_changed(league, lambda: rename_player(admin_client, cy, "Cyril"))
+        assert [a.status_code for a in answers] == [200, 200, 200]
+        assert "Cyril" in answers[0].content.decode() and "Cyril" in answers[1].content.decode()
+
+    def test_a_player_renamed_changes_only_the_tables_they_played_at(self, admin_client, league):
+        other = make_table(name="Snug", players=["Dee", "Eve", "Fay"])
+        version = other.version
+        rename_player(admin_client, Player.objects.get(name="Cy"), "Cyril")
+        other.refresh_from_db()
+        assert other.version == version
+
+    def test_a_table_renamed_in_the_admin(self, admin_client, league):
+        def rename():
+            data = {"name": "Back room", "mode": league.mode, "created_by": league.created_by_id}
+            url = reverse("admin:matches_table_change", args=[league.pk])
+            assert admin_client.post(url, data).status_code == 302
+
+        answers = self.tags_then_changed(league, rename)
+        assert [a.status_code for a in answers] == [200, 200, 200]
+        assert answers[2].json()["name"] == "Back room"
