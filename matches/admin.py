@@ -71,6 +71,10 @@ class TableAdmin(StandingsShownAdmin):
     search_fields = ["name"]
     readonly_fields = ["version"]
 
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        # Filed matches were counted into the standings by the mode they were played in.
+        return [*self.readonly_fields, "mode"] if obj is not None else self.readonly_fields
+
     def save_model(self, request, obj, form, change) -> None:
         if change:
             # Moved on in the database, never written back from the form's read: the table's

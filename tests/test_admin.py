@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from matches import selectors, services
+from matches import integrity, selectors, services
 from matches.models import Player, Table
 from tests.factories import make_table, tap
 
@@ -177,3 +177,11 @@ class TestTablePagesFollowAdminEdits:
         answers = self.tags_then_changed(league, rename)
         assert [a.status_code for a in answers] == [200, 200, 200]
         assert answers[2].json()["name"] == "Back room"
+
+    def test_the_mode_of_a_table_is_not_editable(self, admin_client, league):
+        # The standings counted every filed match by the mode it was played in.
+        other = "winner_takes_all" if league.mode == "ranked" else "ranked"
+        data = {"name": league.name, "mode": other, "created_by": league.created_by_id}
+        admin_client.post(reverse("admin:matches_table_change", args=[league.pk]), data)
+        assert Table.objects.get().mode == league.mode
+        assert integrity.integrity_problems() == []
