@@ -66,7 +66,9 @@ def table_board(*, table: Table) -> Board:
 
 def standing_names(table_id: str) -> list[str]:
     """Who stands in a table's open match (the id as typed in a query; none if unknown)."""
-    if not table_id.isdigit():
+    # ASCII digits only, and no longer than an id can be: int() refuses "²" (which isdigit()
+    # accepts) and any string over 4,300 digits.
+    if not (table_id.isascii() and table_id.isdigit()) or len(table_id) > 19:
         return []
     table = Table.objects.filter(pk=int(table_id)).first()
     return [seat.player.name for seat in _current_match(table)[1]] if table else []

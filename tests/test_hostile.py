@@ -221,3 +221,12 @@ class TestReads:
             assert message in body
         if route == "showdown":
             assert 'role="alert"' in body
+
+
+@pytest.mark.parametrize("table", ["²", "٣", "9" * 5_000])
+def test_showdown_page_with_a_table_id_int_cannot_read(client, league, table):
+    # Digits by str.isdigit() that int() refuses: a superscript, an Arabic-Indic digit, and
+    # more digits than Python converts.
+    response = client.get(reverse("matches:showdown"), {"table": table})
+    assert response.status_code == 200
+    assert 'name="name_1"' in response.content.decode()
