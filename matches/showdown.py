@@ -223,7 +223,11 @@ def judge_json(body: bytes) -> Verdict:
 
 def refuse_declared_length(content_length: str | None) -> None:
     """Refuse a body by the length its request declares, before it is read."""
-    if content_length and content_length.isdigit() and int(content_length) > MAX_BODY_BYTES:
+    # A length with more digits than int() converts (4,300) is too large, not a 500; a
+    # malformed one is gunicorn's to refuse.
+    digits = (content_length or "").lstrip("0")
+    too_long = len(digits) > len(str(MAX_BODY_BYTES))
+    if digits.isascii() and digits.isdigit() and (too_long or int(digits) > MAX_BODY_BYTES):
         raise ShowdownRequestError(BODY_TOO_LARGE)
 
 

@@ -230,3 +230,16 @@ def test_showdown_page_with_a_table_id_int_cannot_read(client, league, table):
     response = client.get(reverse("matches:showdown"), {"table": table})
     assert response.status_code == 200
     assert 'name="name_1"' in response.content.decode()
+
+
+@pytest.mark.parametrize("length", ["9" * 5_000, "0" * 30 + "2", "99999"])
+def test_showdown_api_with_a_declared_length_int_cannot_read(client, host, length):
+    # More digits than int() converts was a 500; leading zeros are still the length they say.
+    response = client.post(
+        reverse("matches:api_showdown"), b"{}", content_type="application/json",
+        CONTENT_LENGTH=length,
+    )  # fmt: skip
+    assert response.status_code == 400
+    # Too large by its length, or read as Django reads it: an empty or cut-short body.
+    errors = (str(showdown.BODY_TOO_LARGE), str(showdown.BAD_SHOWDOWN_JSON))
+    assert response.json()["error"] in errors
