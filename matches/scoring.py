@@ -23,9 +23,6 @@ class PlaceCounts:
     thirds: int = 0
     points: int = 0
 
-    def as_dict(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in COUNT_FIELDS}
-
 
 def is_ranked(mode: str) -> bool:
     return mode == RANKED
