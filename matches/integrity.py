@@ -20,7 +20,7 @@ from django.db.models import (
 )
 
 from .limits import MAX_PLAYERS, MIN_PLAYERS
-from .models import DailyTally, Match, Player, Seat, Table, Tap, clean_name, name_key
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, clean_name, name_key
 from .scoring import COUNT_FIELDS, place_counts
 
 
@@ -138,26 +138,35 @@ def _worth(field: str) -> Sum:
     return Sum(Case(*whens, default=Value(0), output_field=IntegerField()))
 
 
+def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
+    """What a counts model holds per player and table, summed over its rows."""
+    return {
+        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
+        for r in model.objects.values("player_id", "table_id")
+        .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
+        .filter(played_sum__gt=0)
+    }
+
+
 def tally_problems() -> list[str]:
-    """Players whose daily tallies differ from their filed results."""
+    """Players whose daily tallies, or the all-time totals that standings without dates
+    read, differ from their filed results."""
     actual = {
         (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
         for r in Seat.objects.filter(match__status=Match.Status.FILED)
         .values("player_id", "match__table_id")
         .annotate(**{field: _worth(field) for field in COUNT_FIELDS})
     }
-    kept = {
-        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
-        for r in DailyTally.objects.values("player_id", "table_id")
-        .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
-        .filter(played_sum__gt=0)
-    }
-    return [
-        f"Player #{player} at table #{table}: tallies say {kept.get((player, table))}, "
-        f"filed results say {actual.get((player, table))}"
-        for player, table in sorted(set(actual) | set(kept))
-        if actual.get((player, table)) != kept.get((player, table))
-    ]
+    problems = []
+    for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):
+        kept = _kept(model)
+        problems += [
+            f"Player #{player} at table #{table}: {kind} say {kept.get((player, table))}, "
+            f"filed results say {actual.get((player, table))}"
+            for player, table in sorted(set(actual) | set(kept))
+            if actual.get((player, table)) != kept.get((player, table))
+        ]
+    return problems
 
 
 def player_name_problems() -> list[str]:

@@ -118,3 +118,16 @@ def test_elimination_of_a_player_not_seated(filed_table):
     report = problems()
     assert "match 2: Stranger was eliminated but is not seated" in report
     assert "match 2: Ben has place 4 without a tap" in report
+
+
+@pytest.mark.parametrize(
+    "table_name, kind",
+    [("matches_dailytally", "tallies"), ("matches_alltimetotal", "all-time totals")],
+)
+def test_counts_that_disagree_with_the_filed_results(filed_table, table_name, kind):
+    # The all-time totals are what the standings without dates show.
+    dev = seat_of(filed_table.matches.get(number=1), "Dev").player_id
+    sql(f'UPDATE "{table_name}" SET points = points + 5 WHERE player_id = %s', dev)
+    report = problems()
+    assert f"Player #{dev} at table #{filed_table.pk}: {kind} say (1, 1, 0, 0, 8)" in report
+    assert "filed results say (1, 1, 0, 0, 3)" in report
