@@ -143,7 +143,9 @@ def play(host, ops) -> None:
         if not tables:
             continue
         table, ref = tables[op[1] % len(tables)]
-        match = table.matches.order_by("-id").first()
+        # The open match (after an undone crowning, the reopened one, not the newer match
+        # that was discarded); at a closed table, its last match (the tap is refused anyway).
+        match = table.matches.open().first() or table.matches.order_by("-id").first()
         try:
             if op[0] == "tap":
                 expected = ref.tap(op[2])
