@@ -69,7 +69,9 @@ class TableAdmin(StandingsShownAdmin):
     list_display = ["name", "mode", "created_at", "closed_at", "created_by"]
     list_filter = ["mode", "closed_at"]
     search_fields = ["name"]
-    readonly_fields = ["version"]
+    # Closing discards the open match, so clearing closed_at here would reopen a table with
+    # nothing to tap: reopening is the app's (a service), never a raw edit.
+    readonly_fields = ["version", "closed_at"]
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
         # Filed matches were counted into the standings by the mode they were played in.

@@ -123,15 +123,50 @@ class TestStandingsFollowEveryChangeTheyShow:
         page, _ = self.etag_then_changed(admin_client, rename)
         assert "Back room" in page and "Front bar" not in page
 
-    def test_a_table_closed_and_reopened(self, admin_client, league):
+    def test_a_closed_table_renamed_in_the_admin(self, admin_client, league):
         stamp = selectors.standings_stamp()
         services.table_close(table_id=league.pk, by=league.created_by)
         closed = selectors.standings_stamp()
         assert closed != stamp
-        data = {"name": league.name, "mode": league.mode, "created_by": league.created_by_id}
-        admin_client.post(reverse("admin:matches_table_change", args=[league.pk]), data)
-        assert Table.objects.get().closed_at is None
+        data = {"name": "Back room", "mode": league.mode, "created_by": league.created_by_id}
+        url = reverse("admin:matches_table_change", args=[league.pk])
+        assert admin_client.post(url, data).status_code == 302
+        assert Table.objects.get().name == "Back room"
         assert selectors.standings_stamp() != closed
+
+
+class TestClosedTablesStayClosedInTheAdmin:
+    """Closing discarded the open match: a table reopened by clearing closed_at would have
+    nothing to tap, so the admin shows closed_at and never writes it."""
+
+    def test_clearing_closed_at_leaves_the_table_closed(self, admin_client, league):
+        services.table_close(table_id=league.pk, by=league.created_by)
+        closed_at = Table.objects.get().closed_at
+        data = {
+            "name": league.name,
+            "mode": league.mode,
+            "created_by": league.created_by_id,
+            "closed_at_0": "",
+            "closed_at_1": "",
+        }
+        url = reverse("admin:matches_table_change", args=[league.pk])
+        assert admin_client.post(url, data).status_code == 302
+        assert Table.objects.get().closed_at == closed_at
+        page = admin_client.get(url).content.decode()
+        assert 'name="closed_at_0"' not in page and 'name="name"' in page
+
+    def test_an_open_table_cannot_be_closed_from_the_admin_either(self, admin_client, league):
+        data = {
+            "name": league.name,
+            "mode": league.mode,
+            "created_by": league.created_by_id,
+            "closed_at_0": "2026-01-01",
+            "closed_at_1": "12:00:00",
+        }
+        url = reverse("admin:matches_table_change", args=[league.pk])
+        assert admin_client.post(url, data).status_code == 302
+        assert Table.objects.get().closed_at is None
+        assert league.matches.open().count() == 1
 
     def test_one_helper_other_code_can_call(self, db):
         stamp = selectors.standings_stamp()
