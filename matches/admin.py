@@ -6,17 +6,28 @@ from . import services
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 
 
-class SeatInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    """Seats and taps are written by the services, which keep the tallies and the table's
+    change counter in step: a raw edit here would bypass both. The admin only shows them."""
+
+    extra = 0
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class SeatInline(ReadOnlyInline):
     model = Seat
-    extra = 0
-    raw_id_fields = ["player"]
 
 
-class TapInline(admin.TabularInline):
+class TapInline(ReadOnlyInline):
     model = Tap
-    extra = 0
-    raw_id_fields = ["player", "tapped_by", "undone_by"]
-    readonly_fields = ["tapped_at"]
 
 
 class PlayerForm(forms.ModelForm):

@@ -220,3 +220,17 @@ class TestTablePagesFollowAdminEdits:
         admin_client.post(reverse("admin:matches_table_change", args=[league.pk]), data)
         assert Table.objects.get().mode == league.mode
         assert integrity.integrity_problems() == []
+
+
+class TestMatchesAreReadOnlyInTheAdmin:
+    """Seats and taps are written by the services (tallies, the table's change counter): the
+    match's admin page shows them and offers no field, add or delete to change them."""
+
+    def test_seats_and_taps_are_shown_without_a_field_to_edit(self, admin_client, league):
+        match = league.matches.get(number=1)  # filed: Cy out third, Bob second, Ann won
+        url = reverse("admin:matches_match_change", args=[match.pk])
+        page = admin_client.get(url).content.decode()
+        for field in ("place", "player", "position", "DELETE"):
+            assert f'name="seats-0-{field}"' not in page, field
+            assert f'name="taps-0-{field}"' not in page, field
+        assert "Cy" in page and "Bob" in page
