@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib import admin
+from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from . import services
@@ -35,14 +36,28 @@ class PlayerForm(forms.ModelForm):
         model = Player
         fields = ["name"]
 
+    # Set by PlayerAdmin when another save took the name between this check and the save.
+    taken_message: str | None = None
+
     def clean_name(self) -> str:
         # The services' rules, so an admin edit cannot make two players read the same.
         try:
-            return services.player_name_available(
+            name = services.player_name_available(
                 name=self.cleaned_data["name"], player_id=self.instance.pk
             )
         except services.RuleError as error:
             raise forms.ValidationError(error.message) from None
+        if self.taken_message is not None:
+            raise forms.ValidationError(self.taken_message)
+        return name
+
+
+class NameTakenMeanwhile(Exception):
+    """The unique key refused a name the form had found free: another save took it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class StandingsShownAdmin(admin.ModelAdmin):
@@ -67,8 +82,30 @@ class PlayerAdmin(StandingsShownAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
 
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except NameTakenMeanwhile as taken:
+            # Nothing was saved (the admin's transaction rolled back): show the form again with
+            # the error the check gives, as if it had run a moment later.
+            request._player_name_taken = taken.message
+            return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        taken = getattr(request, "_player_name_taken", None)
+        return form if taken is None else type(form.__name__, (form,), {"taken_message": taken})
+
     def save_model(self, request, obj, form, change) -> None:
-        super().save_model(request, obj, form, change)
+        try:
+            with transaction.atomic():
+                super().save_model(request, obj, form, change)
+        except IntegrityError:
+            try:
+                services.player_name_available(name=obj.name, player_id=obj.pk)
+            except services.RuleError as error:
+                raise NameTakenMeanwhile(str(error.message)) from None
+            raise
         if change:
             # Every table the player sat at shows the name: its pages must not answer 304.
             seated_at = Seat.objects.filter(player=obj).values("match__table_id")

@@ -1,6 +1,8 @@
 """Admin edits of players and tables: the same name rules as the services (finding 8), and
 every edit the standings show makes them change (finding 9)."""
 
+from unittest import mock
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
@@ -9,6 +11,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from matches import integrity, selectors, services
+from matches.admin import PlayerForm
 from matches.models import Player, Table
 from tests.factories import make_table, tap
 
@@ -234,3 +237,39 @@ class TestMatchesAreReadOnlyInTheAdmin:
             assert f'name="seats-0-{field}"' not in page, field
             assert f'name="taps-0-{field}"' not in page, field
         assert "Cy" in page and "Bob" in page
+
+
+class TestNameTakenBetweenCheckAndSave:
+    """Two admins renaming to the same name at once: the second save meets the unique key
+    after its check found the name free. It gets the check's form error, never a 500."""
+
+    @pytest.fixture
+    def taken_after_the_check(self):
+        check = PlayerForm.clean_name
+
+        def check_then_taken(form):
+            name = check(form)
+            Player.objects.create(name="DORA")  # stands in for the other admin's save
+            return name
+
+        with mock.patch.object(PlayerForm, "clean_name", check_then_taken):
+            yield
+
+    def test_a_rename_is_a_form_error(self, admin_client, league, taken_after_the_check):
+        bob = Player.objects.get(name="Bob")
+        response = rename_player(admin_client, bob, "Dora")
+        assert response.status_code == 200
+        assert (
+            "Another player is already called “DORA” (names ignore upper and lower case); "
+            "choose a different name."
+        ) in response.content.decode()
+        bob.refresh_from_db()
+        assert bob.name == "Bob"
+
+    def test_an_added_player_is_a_form_error(self, admin_client, league, taken_after_the_check):
+        response = admin_client.post(
+            reverse("admin:matches_player_add"), {"name": "dora", "_save": "Save"}
+        )
+        assert response.status_code == 200
+        assert "Another player is already called “DORA”" in response.content.decode()
+        assert not Player.objects.filter(name="dora").exists()
