@@ -4,7 +4,7 @@ history: the table page and its polling stay cheap all season."""
 import datetime
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch, Q, Sum
+from django.db.models import F, Prefetch, Q, Sum
 from django.utils.formats import number_format
 
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
@@ -85,7 +85,15 @@ def match_detail(*, table: Table, number: int) -> Match | None:
         table.matches.live()
         .filter(number=number)
         .select_related("first_dealer", "winner")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
+        .prefetch_related(
+            Prefetch(
+                "seats",
+                # Standing players (no place yet) last: SQLite sorts NULL first unless told.
+                queryset=Seat.objects.select_related("player").order_by(
+                    F("place").asc(nulls_last=True), "position"
+                ),
+            )
+        )
         .first()
     )
 

@@ -207,9 +207,8 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
     match = selectors.match_detail(table=table, number=number)
     if match is None:
         raise Http404
-    seats = sorted(match.seats.all(), key=lambda s: (s.place is None, s.place or 0, s.position))
     taps = selectors.match_audit(table=table, number=number)
-    context = {"table": table, "match": match, "seats": seats, "taps": taps}
+    context = {"table": table, "match": match, "seats": match.seats.all(), "taps": taps}
     return render(request, "matches/match.html", context)
 
 
