@@ -12,6 +12,8 @@ from django.http import HttpRequest
 from django.utils.translation import get_language
 
 from . import selectors
+from .forms import StandingsFilterForm
+from .models import Table
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
 
@@ -75,11 +77,31 @@ def standings_stamp(request: HttpRequest) -> str:
     return request._standings_stamp
 
 
+def standings_filters(request: HttpRequest, table_id: int | None = None) -> StandingsFilterForm:
+    """The request's standings filters, validated once: tags, cache keys and the view share
+    one form (and its one table lookup)."""
+    if not hasattr(request, "_standings_filters"):
+        # A table's own standings fix the table; only its id is read (the view 404s a missing one).
+        fixed = Table(pk=table_id) if table_id is not None else None
+        request._standings_filters = StandingsFilterForm(request.GET, table=fixed)
+    return request._standings_filters
+
+
+def _filters(request: HttpRequest, table_id: int | None) -> str:
+    """The filters as cleaned, so parameters the form ignores (?junk=, their order, blank
+    values) share one cache entry and tag instead of pushing real entries out."""
+    form = standings_filters(request, table_id)
+    if form.is_valid():
+        return key(*form.as_json().values())
+    # Answered with its errors, never cached: the tag still tells one bad input from another.
+    return "bad-" + _digest(request.GET.urlencode(), 8)
+
+
 def standings_key(request: HttpRequest, kind: str, table_id: int | None = None) -> str:
     """Standings change only with the stamp (services.standings_changed): key on it, the
     filters asked for and the language."""
-    query = _digest(request.GET.urlencode(), 8)
-    return key(kind, standings_stamp(request), table_id or 0, query, get_language())
+    filters = _filters(request, table_id)
+    return key(kind, standings_stamp(request), table_id or 0, filters, get_language())
 
 
 def standings_etag(request: HttpRequest, table_id: int | None = None) -> str:

@@ -245,7 +245,7 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
 @condition(etag_func=caching.standings_etag)
 def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
     table = _table_or_404(table_id) if table_id is not None else None
-    form = StandingsFilterForm(request.GET, table=table)
+    form = caching.standings_filters(request, table_id)
     rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
     context = {"form": form, "rows_html": rows_html, "table": table}
     context["query"] = request.GET.urlencode()
@@ -257,7 +257,7 @@ def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse
 @cache_control(no_cache=True)
 @condition(etag_func=caching.api_standings_etag)
 def api_standings(request: HttpRequest) -> JsonResponse:
-    form = StandingsFilterForm(request.GET)
+    form = caching.standings_filters(request)
     if not form.is_valid():
         return JsonResponse({"error": form.first_error()}, status=400)
     rows = caching.cached(

@@ -2,6 +2,7 @@ import csv
 import datetime
 import io
 import re
+from unittest import mock
 
 import pytest
 from django.core.cache import cache
@@ -205,6 +206,63 @@ class TestQueryCounts:
         play(table, ["Ann", "Bob"])  # Cy wins the second
         second = client.get(reverse("matches:api_standings")).json()["rows"]
         assert first != second and {r["player"]: r["wins"] for r in second}["Cy"] == 1
+
+
+class TestCacheKeysFollowTheCleanedFilters:
+    """Parameters the filters ignore must not make new cache entries (pushing real ones out)
+    nor new tags: the cache and the ETags key on the form's cleaned values."""
+
+    @pytest.fixture
+    def table(self, host):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        make_table(name="Snug", players=["Dee", "Eve", "Fay"])
+        return table
+
+    def no_aggregate(self):
+        return mock.patch.object(selectors, "standings", side_effect=AssertionError("computed"))
+
+    def test_junk_parameters_share_the_json_entry_and_tag(self, client, table):
+        cache.clear()
+        first = client.get(reverse("matches:api_standings"), {"table": table.pk})
+        junk = {"table": str(table.pk), "junk": "x", "utm_source": "flyer", "from": ""}
+        with self.no_aggregate():
+            again = client.get(reverse("matches:api_standings"), junk)
+            revalidated = client.get(
+                reverse("matches:api_standings"), junk, HTTP_IF_NONE_MATCH=first["ETag"]
+            )
+        assert again.status_code == 200 and again.json() == first.json()
+        assert again["ETag"] == first["ETag"] and revalidated.status_code == 304
+
+    def test_junk_parameters_share_the_pages_rows_and_tag(self, client, table):
+        client.get(reverse("matches:standings"))  # the CSRF cookie, part of the page's tag
+        cache.clear()
+        first = client.get(reverse("matches:standings"), {"table": table.pk})
+        with self.no_aggregate():
+            again = client.get(reverse("matches:standings"), {"junk": "x", "table": table.pk})
+        assert again.status_code == 200 and "Ann" in again.content.decode()
+        assert again["ETag"] == first["ETag"]
+
+    def test_a_tables_own_standings_ignore_junk_too(self, client, table):
+        url = reverse("matches:table_standings", args=[table.pk])
+        client.get(url)
+        cache.clear()
+        first = client.get(url)
+        with self.no_aggregate():
+            again = client.get(url, {"junk": "x", "table": "999"})
+        assert again.status_code == 200 and again["ETag"] == first["ETag"]
+
+    def test_different_filters_still_differ(self, client, table):
+        other = Table.objects.get(name="Snug")
+        tags = {
+            client.get(reverse("matches:api_standings"), params)["ETag"]
+            for params in ({}, {"table": table.pk}, {"table": other.pk}, {"from": "2020-01-01"})
+        }
+        assert len(tags) == 4
+        bad = client.get(reverse("matches:api_standings"), {"table": "x"})
+        worse = client.get(reverse("matches:api_standings"), {"table": "y"})
+        assert bad.status_code == 400 and "error" in bad.json()
+        assert bad.get("ETag") != worse.get("ETag")
 
 
 class TestCsv:
