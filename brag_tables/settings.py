@@ -154,6 +154,8 @@ LANGUAGE_CODE = "en"
 # Each language is offered in its own name; European Portuguese is Django's "pt".
 LANGUAGES = [("en", "English"), ("pt", "Português")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# English is British English (en-GB dates and 24-hour times) and Portuguese is Portugal's.
+FORMAT_MODULE_PATH = ["brag_tables.formats"]
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "Europe/London")
 USE_I18N = True
 USE_TZ = True

@@ -6,6 +6,7 @@ import csv
 from collections.abc import Iterable
 
 from django.http import HttpResponse
+from django.utils import timezone
 
 from .models import Seat, Table
 from .scoring import points_for, shown_place
@@ -38,7 +39,8 @@ def table_result_row(table: Table, seat: Seat) -> list:
     place, points = shown_place(table.mode, seat.place), points_for(table.mode, seat.place)
     return [
         seat.match.number,
-        seat.match.filed_at.isoformat(),
+        # The table's local time, to the second, with its UTC offset (ISO 8601).
+        timezone.localtime(seat.match.filed_at).isoformat(timespec="seconds"),
         seat.player.name,
         "" if place is None else place,
         "" if points is None else points,

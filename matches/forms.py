@@ -149,7 +149,8 @@ class StandingsFilterForm(forms.Form):
             self.fields[name] = forms.DateField(
                 label=label,
                 required=False,
-                input_formats=["%Y-%m-%d"],
+                # What a date input sends, or a British day/month/year typed by hand.
+                input_formats=["%Y-%m-%d", "%d/%m/%Y"],
                 widget=forms.DateInput(attrs={"type": "date"}),
                 error_messages={"invalid": _("Enter dates as YYYY-MM-DD.")},
             )

@@ -19,9 +19,14 @@ RANKS = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 1
          "J": 11, "Q": 12, "K": 13, "A": 14}  # fmt: skip
 SUITS = {"S": 4, "H": 3, "D": 2, "C": 1, "♠": 4, "♥": 3, "♦": 2, "♣": 1, "♤": 4, "♡": 3,
          "♢": 2, "♧": 1}  # fmt: skip
+# Portuguese card letters: Valete, Dama, Rei; Espadas, Copas, Ouros, Paus. Accepted next to
+# the English ones when the judge is used in Portuguese.
+RANKS_PT = {"V": 11, "D": 12, "R": 13}
+SUITS_PT = {"E": 4, "C": 3, "O": 2, "P": 1}
 SUIT_SYMBOL = {4: "♠", 3: "♥", 2: "♦", 1: "♣"}
 RANK_LABEL = {10: "10", 11: "J", 12: "Q", 13: "K", 14: "A"}
 CARD = re.compile(r"^(10|[2-9TJQKA])([SHDC♠♥♦♣♤♡♢♧])$", re.IGNORECASE)
+CARD_PT = re.compile(r"^(10|[2-9TJQKAVDR])([SHDCEOP♠♥♦♣♤♡♢♧])$", re.IGNORECASE)
 
 
 class Category(IntEnum):
@@ -54,17 +59,48 @@ class Card:
         return f"{RANK_LABEL.get(self.rank, str(self.rank))}{SUIT_SYMBOL[self.suit]}"
 
 
-def parse_card(token: str) -> Card:
-    match = CARD.match(token.strip().upper())
+def parse_card(token: str, *, portuguese: bool = False, copas: bool | None = None) -> Card:
+    """One card. In Portuguese, C is copas (hearts) rather than clubs unless `copas` says
+    otherwise (parse_hand decides it from the hand's other letters)."""
+    if not portuguese:
+        match = CARD.match(token.strip().upper())
+        if not match:
+            raise HandError("unknown_card", token=token)
+        return Card(RANKS[match.group(1)], SUITS[match.group(2)])
+    match = CARD_PT.match(token.strip().upper())
     if not match:
         raise HandError("unknown_card", token=token)
-    return Card(RANKS[match.group(1)], SUITS[match.group(2)])
+    rank_letter, suit_letter = match.groups()
+    rank = RANKS_PT.get(rank_letter) or RANKS[rank_letter]
+    if suit_letter == "C":
+        suit = SUITS_PT["C"] if copas is not False else SUITS["C"]
+    else:
+        suit = SUITS_PT.get(suit_letter) or SUITS[suit_letter]
+    return Card(rank, suit)
 
 
-def parse_hand(text: str) -> tuple[Card, Card, Card]:
-    """'QS 7D 4C', 'Q♠ 7♦ 4♣' or '10h, 10c, 2s': exactly three different cards."""
+def _notation(token: str) -> str | None:
+    """ "pt" or "en" when a token's letters say which notation it is written in."""
+    match = CARD_PT.match(token.strip().upper())
+    if not match:
+        return None
+    rank_letter, suit_letter = match.groups()
+    if rank_letter in RANKS_PT or suit_letter in "EOP":
+        return "pt"
+    if rank_letter in "TJQK" or suit_letter in "SHD":
+        return "en"
+    return None
+
+
+def parse_hand(text: str, *, portuguese: bool = False) -> tuple[Card, Card, Card]:
+    """'QS 7D 4C', 'Q♠ 7♦ 4♣' or '10h, 10c, 2s': exactly three different cards. In
+    Portuguese 'DE 7O 4P' too; a C is copas unless the hand is otherwise written in English."""
     tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
-    cards = [parse_card(token) for token in tokens]
+    copas = None
+    if portuguese:
+        notations = {_notation(token) for token in tokens} - {None}
+        copas = notations != {"en"}
+    cards = [parse_card(token, portuguese=portuguese, copas=copas) for token in tokens]
     if len(cards) != 3:
         raise HandError("not_three", token=str(len(cards)))
     if len(set(cards)) != 3:
@@ -128,7 +164,7 @@ def decided_by_suit(a: Ranked, b: Ranked) -> bool:
     return a.category == b.category and a.ranks == b.ranks and a.tie_suit != b.tie_suit
 
 
-def judge(hands: dict[str, str]) -> list[tuple[str, Ranked]]:
+def judge(hands: dict[str, str], *, portuguese: bool = False) -> list[tuple[str, Ranked]]:
     """Every hand ranked, best first. Raises HandError naming the player for bad input."""
     if len(hands) < 2:
         raise HandError("too_few", token=str(len(hands)))
@@ -137,7 +173,7 @@ def judge(hands: dict[str, str]) -> list[tuple[str, Ranked]]:
     ranked, seen = {}, {}
     for name, text in hands.items():
         try:
-            cards = parse_hand(text)
+            cards = parse_hand(text, portuguese=portuguese)
         except HandError as error:
             raise HandError(error.code, player=name, token=error.token) from None
         for card in cards:

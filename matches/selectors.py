@@ -3,6 +3,7 @@ history: the table page and its polling stay cheap all season."""
 
 import datetime
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 
 from django.db.models import F, Prefetch, Q, Sum
 from django.utils.formats import number_format
@@ -173,12 +174,17 @@ class StandingRow:
     points: int
 
     @property
-    def win_percent(self) -> float:
-        return 100 * self.wins / self.played if self.played else 0.0
+    def win_percent(self) -> Decimal:
+        """Rounded once, half up, to one decimal (2 of 3 is 66.7): the page and the CSV
+        show this same number (number_format alone would cut 66.66… to 66.6)."""
+        if not self.played:
+            return Decimal("0.0")
+        exact = Decimal(100 * self.wins) / Decimal(self.played)
+        return exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
 
     @property
     def win_percent_text(self) -> str:
-        """One decimal, in the reader's language (50.0 or 50,0)."""
+        """One decimal, in the reader's language (66.7 or 66,7)."""
         return number_format(self.win_percent, 1)
 
     def as_json(self) -> dict:
@@ -190,7 +196,7 @@ class StandingRow:
         # The rank stays a number a spreadsheet can sort; "shared" says it is shared ("=2").
         shared = "yes" if self.shared else "no"
         counts = [self.played, self.wins, self.seconds, self.thirds, self.points]
-        return [self.rank, shared, self.player, *counts, f"{self.win_percent:.1f}"]
+        return [self.rank, shared, self.player, *counts, str(self.win_percent)]
 
 
 STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")

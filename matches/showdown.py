@@ -4,8 +4,8 @@ input that cannot be judged. The ranking itself is the pure module hands.py."""
 import json
 from dataclasses import dataclass
 
+from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from .hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
 from .limits import SHOWDOWN_MAX_HANDS
@@ -24,6 +24,23 @@ RANK_NAMES = {
     12: (gettext_lazy("queen"), gettext_lazy("queens")),
     13: (gettext_lazy("king"), gettext_lazy("kings")),
     14: (gettext_lazy("ace"), gettext_lazy("aces")),
+}
+# The odd card of a pair: "Pair of tens, two kicker"; Portuguese puts the article here
+# ("Par de dez, com um dois", "com uma dama").
+KICKER_NAMES = {
+    2: pgettext_lazy("odd card of a pair", "two"),
+    3: pgettext_lazy("odd card of a pair", "three"),
+    4: pgettext_lazy("odd card of a pair", "four"),
+    5: pgettext_lazy("odd card of a pair", "five"),
+    6: pgettext_lazy("odd card of a pair", "six"),
+    7: pgettext_lazy("odd card of a pair", "seven"),
+    8: pgettext_lazy("odd card of a pair", "eight"),
+    9: pgettext_lazy("odd card of a pair", "nine"),
+    10: pgettext_lazy("odd card of a pair", "ten"),
+    11: pgettext_lazy("odd card of a pair", "jack"),
+    12: pgettext_lazy("odd card of a pair", "queen"),
+    13: pgettext_lazy("odd card of a pair", "king"),
+    14: pgettext_lazy("odd card of a pair", "ace"),
 }
 SUIT_NAMES = {
     4: gettext_lazy("spades"),
@@ -109,7 +126,7 @@ def describe(hand: Ranked) -> str:
     if category == Category.PAIR:
         return _("Pair of %(pair)s, %(kicker)s kicker") % {
             "pair": _many(ranks[0]),
-            "kicker": _one(ranks[1]),
+            "kicker": str(KICKER_NAMES[ranks[1]]),
         }
     return (_("%(rank)s high") % {"rank": _one(ranks[0])}).capitalize()
 
@@ -200,7 +217,8 @@ def hands_from_json(body: bytes) -> list[tuple[str, str]]:
 
 
 def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
-    """Judge (name, cards) pairs; a HandError carries what is wrong and whose hand it is."""
+    """Judge (name, cards) pairs; a HandError carries what is wrong and whose hand it is.
+    In Portuguese, Portuguese card letters are read too (R, D, V; E, C, O, P)."""
     # Counted first: no per-hand work is done for a request that is refused anyway.
     if len(pairs) > SHOWDOWN_MAX_HANDS:
         raise HandError("too_many", token=str(len(pairs)))
@@ -209,7 +227,8 @@ def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
         if name in seen:
             raise HandError("same_name", player=name)
         seen.add(name)
-    return Verdict(order=judge(dict(pairs)))
+    portuguese = (get_language() or "").startswith("pt")
+    return Verdict(order=judge(dict(pairs), portuguese=portuguese))
 
 
 def judge_json(body: bytes) -> Verdict:

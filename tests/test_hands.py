@@ -126,3 +126,22 @@ def test_a_strict_total_order_on_hands_from_one_deck(cards):
     # Transitive.
     if compare(a, b) == 1 and compare(b, c) == 1:
         assert compare(a, c) == 1
+
+
+class TestPortugueseLetters:
+    def test_rei_dama_valete_and_the_four_suits(self):
+        assert parse_hand("RE DC VO", portuguese=True) == (Card(13, 4), Card(12, 3), Card(11, 2))
+        assert parse_hand("10p 2e as", portuguese=True) == (Card(14, 4), Card(10, 1), Card(2, 4))
+
+    def test_english_notation_still_reads_in_portuguese(self):
+        # K, Q, J and S, H, D are English: this hand's C is clubs, not copas.
+        assert parse_hand("KS QC JH", portuguese=True) == (Card(13, 4), Card(12, 1), Card(11, 3))
+
+    def test_a_c_alone_is_copas_in_portuguese_and_clubs_in_english(self):
+        assert parse_hand("AC 2C 3C", portuguese=True)[0] == Card(14, 3)
+        assert parse_hand("AC 2C 3C")[0] == Card(14, 1)
+
+    def test_portuguese_letters_are_not_cards_in_english(self):
+        with pytest.raises(HandError) as error:
+            parse_hand("RE DC VO")
+        assert error.value.code == "unknown_card"

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone, translation
 
+from matches import showdown
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +27,8 @@ def test_accept_language_picks_portuguese(host, client):
         reverse("matches:table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt-PT,pt;q=0.9"
     ).content.decode()
     assert '<html lang="pt">' in html
-    assert "Partida 1" in html and "Primeiro dador" in html
-    assert '<span class="name">Ben</span> <span class="place">4.º</span>' in html
+    assert "Partida 1" in html and "Dá primeiro" in html
+    assert "Eliminados" in html and "4.º" in html
 
 
 def test_the_switcher_remembers_the_choice(host_client):
@@ -37,7 +39,7 @@ def test_the_switcher_remembers_the_choice(host_client):
     match = table.matches.get()
     form = {"match": match.pk, "player": match.seats.get(player__name="Ben").player_id}
     reply = host_client.post(reverse("matches:tap", args=[table.pk]), form, HTTP_HX_REQUEST="true")
-    assert "Ben está fora, 4.º." in reply.content.decode()
+    assert "Ben foi eliminado (4.º lugar)." in reply.content.decode()
     host_client.post(reverse("set_language"), {"language": "en", "next": url})
     assert "Match 1" in host_client.get(url).content.decode()
 
@@ -49,7 +51,7 @@ def test_showdown_api_answers_in_the_request_language(host, client):
         content_type="application/json",
         HTTP_ACCEPT_LANGUAGE="pt",
     )
-    assert response.json()["hands"]["Ana"]["description"] == "Par de damas, sete solto"
+    assert response.json()["hands"]["Ana"]["description"] == "Par de damas, com um sete"
 
 
 def test_dates_are_localised(host, client):
@@ -61,10 +63,11 @@ def test_dates_are_localised(host, client):
     ).content.decode()
     filed = table.matches.get(number=1).filed_at
     assert re.search(rf"{filed.astimezone().year}", html)
+    # Month names are lower case in Portugal: "30 de novembro de 2026, 21:36".
     assert re.search(
-        r"de (janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro) de",
+        r"\d{1,2} de (janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro"
+        r"|novembro|dezembro) de \d{4}, \d\d:\d\d",
         html,
-        re.IGNORECASE,
     )
 
 
@@ -102,3 +105,59 @@ def test_makemessages_leaves_nothing_untranslated_or_fuzzy(tmp_path):
     ).stderr  # fmt: skip
     assert "untranslated" not in stats and "fuzzy" not in stats, stats
     assert "#, fuzzy" not in (copy / "locale/pt/LC_MESSAGES/django.po").read_text()
+
+
+class TestPortugueseReview:
+    """Wording a reader from Portugal flagged, pinned so it does not come back."""
+
+    @pytest.mark.parametrize(
+        ("english", "portuguese"),
+        [
+            ("Ranked (3/2/1)", "Por pontos (3/2/1)"),
+            ("Out", "Eliminados"),
+            ("Showdown judge", "Comparar mãos"),
+            ("Judge the showdown", "Quem perde a vida?"),
+            ("Knocking and the last turn", "A batida e a última jogada"),
+            (
+                "The roster can only change before the first tap of a match.",
+                "A lista de jogadores só pode ser alterada antes do primeiro toque da partida.",
+            ),
+        ],
+    )
+    def test_reviewed_strings(self, english, portuguese):
+        with translation.override("pt"):
+            assert translation.gettext(english) == portuguese
+
+    def test_no_calque_left_in_the_catalogue(self):
+        po = (LOCALE / "django.po").read_text()
+        msgstrs = " ".join(re.findall(r'^msgstr(?:\[\d\])? "(.*)"', po, re.M))
+        for wrong in ["Classificado", "Primeiro dador", "está fora", "Juiz da revelação",
+                      "sentido horário", "Lemos dois casos", "Os jogadores só podem", "solto"]:  # fmt: skip
+            assert wrong not in msgstrs, wrong
+
+    def test_a_pair_names_its_odd_card_with_an_article(self):
+        with translation.override("pt"):
+            verdict = showdown.showdown_judge([("Ana", "10S 10H 2C"), ("Rita", "QS QH 9D")])
+            assert verdict.rows()[1]["description"] == "Par de dez, com um dois"
+            assert verdict.rows()[0]["description"] == "Par de damas, com um nove"
+
+    def test_two_women_are_not_both_masculine(self):
+        with translation.override("pt"):
+            verdict = showdown.showdown_judge([("Ana", "QS QC 7D"), ("Cátia", "JS JH AD")])
+        assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
+
+
+class TestDates:
+    def test_english_is_british(self, host, client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        html = client.get(reverse("matches:matches", args=[table.pk])).content.decode()
+        filed = timezone.localtime(table.matches.get(number=1).filed_at)
+        assert f"{filed.day} {filed:%b %Y}, {filed:%H:%M}" in html  # 30 Nov 2026, 21:36
+        assert "a.m." not in html and "p.m." not in html
+
+    def test_a_standings_filter_reads_day_month_year(self, host, client):
+        response = client.get(reverse("matches:api_standings"), {"from": "30/11/2026"})
+        assert response.status_code == 200
+        assert response.json()["filters"]["from"] == "2026-11-30"

@@ -275,7 +275,10 @@ class TestCsv:
         assert body.startswith("\ufeff")
         assert '"Zoë ""Ace"", Jr"' in body
         rows = list(csv.reader(io.StringIO(body.lstrip("\ufeff"))))
-        filed = table.matches.get(number=1).filed_at.isoformat()
+        # The table's local time (Europe/London here), to the second, with its offset.
+        filed = timezone.localtime(table.matches.get(number=1).filed_at)
+        filed = filed.replace(microsecond=0).isoformat()
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", filed)
         assert rows == [
             ["match", "filed_at", "player", "place", "points", "winner"],
             ["1", filed, 'Zoë "Ace", Jr', "1", "3", "yes"],
@@ -323,6 +326,16 @@ class TestCsvFormulas:
     )
     def test_every_dangerous_first_character(self, cell, written):
         assert exports.spreadsheet_safe(cell) == written
+
+    def test_win_percent_is_rounded_the_same_on_screen_and_in_the_csv(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"], mode=Table.Mode.WINNER_TAKES_ALL)
+        for order in (["Cy", "Bob"], ["Cy", "Bob"], ["Ann", "Cy"]):  # Ann wins 2 of 3
+            play(table, order)
+        body = client.get(reverse("matches:standings_csv")).content.decode("utf-8").lstrip("\ufeff")
+        ann = next(row for row in csv.reader(io.StringIO(body)) if row[1] == "Ann")
+        assert ann[-1] == "66.7"
+        page = client.get(reverse("matches:standings")).content.decode()
+        assert "<td>66.7</td>" in page and "66.6" not in page
 
 
 class TestPlayerPage:
