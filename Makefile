@@ -1,5 +1,7 @@
 # Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite); `make test` runs
 # the whole suite. Both set up .venv from the pinned requirements first.
+# `make run HOST=0.0.0.0` serves the pub's wifi too: the machine's LAN address is allowed
+# automatically and printed with a QR code for the tablets. PORT=8080 picks another port.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -31,8 +33,9 @@ migrate: setup
 
 run: migrate
 	$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
-	@echo "Brag Tables on http://$(HOST):$(PORT)/ (Ctrl+C to stop)"
-	$(LOCAL_ENV) $(PY) manage.py runserver $(HOST):$(PORT)
+	@$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py lan_address --host $(HOST) --port $(PORT)
+	@echo "Ctrl+C to stop."
+	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run

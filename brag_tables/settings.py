@@ -7,6 +7,8 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONE, SELF
 
+from brag_tables import lan
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -37,6 +39,15 @@ def _local_secret_key() -> str:
 DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or _local_secret_key()
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
+# `make run HOST=0.0.0.0` sets BRAG_BIND_HOST: the machine's LAN addresses are then allowed
+# too, so tablets on the pub's wifi get in with nothing else to configure.
+BIND_HOST = os.environ.get("BRAG_BIND_HOST", "")
+if BIND_HOST:
+    ALLOWED_HOSTS = lan.allowed_hosts(
+        ALLOWED_HOSTS,
+        bind=BIND_HOST,
+        addresses=lan.lan_addresses() if BIND_HOST in lan.WILDCARDS else [],
+    )
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", "")
 
 INSTALLED_APPS = [

@@ -119,11 +119,33 @@ class LoginForm(AuthenticationForm):
 
 
 class FirstHostForm(UserCreationForm):
+    """The first host. A weak password is reported under the password field itself (Django
+    puts it under the confirmation), and after a failed attempt the form keeps what was
+    typed except a password field that failed (and its confirmation)."""
+
     label_suffix = ""
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username",)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("password1", "password2"):
+            self.fields[name].widget.render_value = True
+
+    def validate_password_for_user(self, user, **kwargs) -> None:
+        super().validate_password_for_user(user, "password1")
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        failed = {"password1", "password2"} & set(self._errors or {})
+        if "password1" in failed:
+            failed.add("password2")  # it confirmed a password that was refused
+        if failed:
+            self.data = self.data.copy()
+            for name in failed:
+                self.data[name] = ""
 
 
 class StandingsFilterForm(forms.Form):

@@ -61,6 +61,30 @@ class TestFirstHost:
         assert "didn’t match" in response.content.decode()
         assert not get_user_model().objects.exists()
 
+    def test_each_password_error_sits_under_its_field_and_the_username_is_kept(self, client):
+        response = client.post(
+            reverse("matches:setup"),
+            {"username": "maggie", "password1": "abc", "password2": "abd"},
+        )
+        form = response.context["form"]
+        assert form.errors["password1"][0].startswith("This password is too short.")
+        assert form.errors["password2"] == ["The two password fields didn’t match."]
+        html = response.content.decode()
+        assert 'name="username" value="maggie"' in html
+        # Both password boxes come back empty: the first was refused, the second confirmed it.
+        assert 'value="abc"' not in html and 'value="abd"' not in html
+        weak = html.index('id="id_password1_error"')
+        assert html.index('id="id_password1"') < weak < html.index('id="id_password2"')
+
+    def test_a_mismatch_clears_only_the_confirmation(self, client):
+        response = client.post(
+            reverse("matches:setup"),
+            {"username": "maggie", "password1": "correct-horse-battery", "password2": "typo"},
+        )
+        html = response.content.decode()
+        assert 'value="correct-horse-battery"' in html and 'value="typo"' not in html
+        assert list(response.context["form"].errors) == ["password2"]
+
 
 class TestLogin:
     def test_login_form_labels_and_button(self, host, client):
