@@ -59,6 +59,15 @@ NOT_LATEST = _(
 )
 FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 ROSTER_LOCKED = _("The roster can only change before the first tap of a match.")
+MATCH_UNDER_WAY = _(
+    "Match %(number)s is under way (out so far: %(names)s). Confirm that it is discarded, or "
+    "finish it first; nothing was changed."
+)
+TABLE_NOT_CLOSED = _("This table is open; nothing was changed.")
+UNDO_DROPS_ROSTER = _(
+    "Undoing this reopens match %(number)s and removes match %(next)s with its new roster. "
+    "Confirm to go ahead; nothing was changed."
+)
 
 
 class RuleError(Exception):
@@ -209,9 +218,25 @@ def choose_first_dealer(players: Sequence[Player]) -> Player:
     return random.choice(list(players))
 
 
+def _first_dealer(*, table: Table, number: int, players: Sequence[Player]) -> Player:
+    """A match number opened again (its crowning undone and redone, or the table closed and
+    reopened) keeps the first dealer it had if that player is still seated: the deal the
+    table already started must not move."""
+    earlier = (
+        table.matches.filter(number=number, status=Match.Status.DISCARDED)
+        .order_by("-id")
+        .values_list("first_dealer_id", flat=True)
+        .first()
+    )
+    seated = next((player for player in players if player.pk == earlier), None)
+    return seated or choose_first_dealer(players)
+
+
 def _open_match(*, table: Table, number: int, players: Sequence[Player]) -> Match:
     match = Match.objects.create(
-        table=table, number=number, first_dealer=choose_first_dealer(players)
+        table=table,
+        number=number,
+        first_dealer=_first_dealer(table=table, number=number, players=players),
     )
     Seat.objects.bulk_create(
         Seat(match=match, player=player, position=position)
@@ -312,12 +337,26 @@ def _replay(tap: Tap) -> TapResult:
     )
 
 
+def _seating(match: Match) -> list[int]:
+    return list(match.seats.order_by("position").values_list("player_id", flat=True))
+
+
+def roster_changed(filed: Match, following: Match) -> bool:
+    """Whether the match that opened after `filed` was given another roster (players or
+    seats) before its first tap."""
+    return _seating(filed) != _seating(following)
+
+
 @transaction.atomic
-def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) -> UndoResult:
+def table_undo_last(
+    *, table_id: int, tap_id: int | None, by: AbstractBaseUser, drop_roster: bool = False
+) -> UndoResult:
     """Take back the table's most recent tap, however far back; a crowning reopens its match.
 
     tap_id names the tap the host saw as the most recent: a repeated or late undo then
-    refuses instead of taking back an older tap the host never meant."""
+    refuses instead of taking back an older tap the host never meant. Undoing a crowning
+    removes the match that opened after it; if that match was given a new roster, the host
+    must confirm (drop_roster) that the change goes with it."""
     table = _lock_open_table(table_id, by)
     if tap_id is not None:
         named = Tap.objects.filter(pk=tap_id, match__table=table).first()
@@ -341,6 +380,9 @@ def table_undo_last(*, table_id: int, tap_id: int | None, by: AbstractBaseUser) 
     if reopened:
         # The match that opened on its own after the crowning has no live taps (this one
         # is the latest), so it goes; its rows stay for the audit trail.
+        following = table.matches.open().first()
+        if following is not None and not drop_roster and roster_changed(match, following):
+            raise RuleError(UNDO_DROPS_ROSTER, number=match.number, next=following.number)
         table.matches.open().update(status=Match.Status.DISCARDED)
         _add_to_standings(table=table, match=match, seats=list(match.seats.all()), sign=-1)
         match.seats.filter(place=1).update(place=None)
@@ -378,10 +420,26 @@ def match_set_roster(
     return match
 
 
+def live_taps(match: Match) -> list[Tap]:
+    """The taps that stand in a match, first first, with their players."""
+    return list(match.taps.filter(undone_at__isnull=True).select_related("player").order_by("id"))
+
+
 @transaction.atomic
-def table_close(*, table_id: int, by: AbstractBaseUser) -> Table:
-    """Close a table for the night: no further match opens and the open one is discarded."""
+def table_close(
+    *, table_id: int, by: AbstractBaseUser, discard_match_id: int | None = None
+) -> Table:
+    """Close a table for the night: no further match opens and the open one is discarded.
+
+    A match with taps is never discarded silently: the host confirms by naming it
+    (discard_match_id), after being told who is already out."""
     table = _lock_open_table(table_id, by)
+    match = table.matches.select_for_update().open().first()
+    if match is not None and match.pk != discard_match_id:
+        taps = live_taps(match)
+        if taps:
+            names = ", ".join(tap.player.name for tap in taps)
+            raise RuleError(MATCH_UNDER_WAY, number=match.number, names=names)
     table.matches.open().update(status=Match.Status.DISCARDED)
     table.closed_at = timezone.now()
     table.version += 1
@@ -407,3 +465,23 @@ def first_host_create(*, user: AbstractBaseUser) -> AbstractBaseUser:
     user.is_staff = user.is_superuser = True
     user.save()
     return user
+
+
+@transaction.atomic
+def table_reopen(*, table_id: int, by: AbstractBaseUser) -> Match:
+    """Reopen a closed table: the next match opens with the latest roster, and numbering
+    continues after the last filed match."""
+    table = Table.objects.select_for_update().get(pk=table_id)
+    if not table.can_be_changed_by(by):
+        raise RuleError(NOT_YOUR_TABLE)
+    if table.is_open:
+        raise RuleError(TABLE_NOT_CLOSED)
+    # The latest seating, including a roster change made on the match the close discarded.
+    latest = table.matches.order_by("-id").first()
+    players = [seat.player for seat in latest.seats.select_related("player").order_by("position")]
+    filed = table.matches.filed().order_by("-number").values_list("number", flat=True).first()
+    match = _open_match(table=table, number=(filed or 0) + 1, players=players)
+    table.closed_at = None
+    table.version += 1
+    table.save(update_fields=["closed_at", "version"])
+    return match

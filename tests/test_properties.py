@@ -163,7 +163,8 @@ def play(host, ops) -> None:
                 )
             elif op[0] == "undo":
                 expected = ref.undo()
-                services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                # The host confirms whatever the undo asks about (a roster change it drops).
+                services.table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
             elif op[0] == "roster":
                 expected = ref.set_roster(op[2])
                 services.match_set_roster(
@@ -171,7 +172,9 @@ def play(host, ops) -> None:
                 )
             else:
                 expected = ref.close()
-                services.table_close(table_id=table.pk, by=host)
+                services.table_close(
+                    table_id=table.pk, by=host, discard_match_id=match.pk if match else None
+                )
             applied = True
         except services.RuleError:
             applied = False

@@ -530,3 +530,136 @@ class TestDatabaseConstraints:
         Player.objects.create(name="Alice")
         with pytest.raises(IntegrityError), transaction.atomic():
             Player.objects.create(name="ALICE")
+
+
+def roster(table, names):
+    return services.match_set_roster(
+        table_id=table.pk, match_id=open_match(table).pk, player_names=names, by=table.created_by
+    )
+
+
+class TestFirstDealerKept:
+    def test_undoing_and_redoing_a_crowning_keeps_the_next_matchs_first_dealer(self, monkeypatch):
+        draws = iter(["Alice", "Ben", "Cara", "Dev"])  # what a fresh draw would give
+
+        def draw(players):
+            name = next(draws)
+            return next(p for p in players if p.name == name)
+
+        monkeypatch.setattr(services, "choose_first_dealer", draw)
+        table = make_table()  # match 1: Alice deals first
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        assert open_match(table).first_dealer.name == "Ben"  # match 2 drawn: Ben
+        undo(table)
+        tap(table, "Cara")  # the same crowning again
+        second = open_match(table)
+        assert second.number == 2 and second.first_dealer.name == "Ben"
+        undo(table)
+        tap(table, "Dev")  # a different winner: still match 2, still Ben's deal
+        assert open_match(table).first_dealer.name == "Ben"
+
+    def test_a_first_dealer_no_longer_seated_is_drawn_again(self, monkeypatch):
+        draws = []
+
+        def draw(players):
+            draws.append(players[-1].name)
+            return players[-1]
+
+        monkeypatch.setattr(services, "choose_first_dealer", draw)
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        roster(table, ["Alice", "Ben", "Cara", "Eve"])  # Dev, match 2's dealer, left: Eve
+        services.table_undo_last(
+            table_id=table.pk, tap_id=None, by=table.created_by, drop_roster=True
+        )
+        tap(table, "Cara")  # match 2 again, with Dev seated and Eve not
+        assert open_match(table).first_dealer.name == "Dev"
+        assert draws == ["Dev", "Dev", "Eve", "Dev"]  # match 1, match 2, roster, match 2 again
+
+
+class TestUndoAcrossARosterChange:
+    def crowned_then_changed(self):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        roster(table, ["Dev", "Cara", "Alice", "Eve"])  # Ben left, Eve joined for match 2
+        return table
+
+    def test_the_host_must_confirm_that_the_roster_change_goes(self):
+        table = self.crowned_then_changed()
+        with pytest.raises(services.RuleError) as error:
+            undo(table)
+        assert error.value.message == (
+            "Undoing this reopens match 1 and removes match 2 with its new roster. "
+            "Confirm to go ahead; nothing was changed."
+        )
+        assert table.matches.get(number=1).status == Match.Status.FILED
+        assert places(open_match(table)) == dict.fromkeys(["Dev", "Cara", "Alice", "Eve"])
+
+    def test_confirmed_the_match_reopens_with_its_own_players(self):
+        table = self.crowned_then_changed()
+        result = services.table_undo_last(
+            table_id=table.pk, tap_id=None, by=table.created_by, drop_roster=True
+        )
+        assert result.reopened
+        assert places(open_match(table)) == {"Alice": 3, "Ben": 4, "Cara": None, "Dev": None}
+        assert table.matches.get(number=2, status=Match.Status.DISCARDED)
+
+    def test_no_roster_change_needs_no_confirmation(self):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        assert undo(table).reopened
+
+
+class TestCloseAndReopen:
+    def test_a_match_with_taps_is_not_discarded_without_confirmation(self):
+        table = make_table()
+        tap(table, "Ben")
+        tap(table, "Alice")
+        with pytest.raises(services.RuleError) as error:
+            services.table_close(table_id=table.pk, by=table.created_by)
+        assert error.value.message == (
+            "Match 1 is under way (out so far: Ben, Alice). Confirm that it is discarded, or "
+            "finish it first; nothing was changed."
+        )
+        table.refresh_from_db()
+        assert table.is_open and open_match(table).number == 1
+
+    def test_confirmed_by_naming_the_match(self):
+        table = make_table()
+        tap(table, "Ben")
+        match = open_match(table)
+        services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=match.pk)
+        match.refresh_from_db()
+        assert match.status == Match.Status.DISCARDED
+
+    def test_reopen_continues_the_numbering_with_the_latest_roster(self):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        roster(table, ["Dev", "Cara", "Alice", "Eve"])
+        services.table_close(table_id=table.pk, by=table.created_by)
+        match = services.table_reopen(table_id=table.pk, by=table.created_by)
+        table.refresh_from_db()
+        assert table.is_open and table.closed_at is None
+        assert match.number == 2 and match.status == Match.Status.OPEN
+        seats = match.seats.select_related("player").order_by("position")
+        assert [seat.player.name for seat in seats] == ["Dev", "Cara", "Alice", "Eve"]
+        for name in ["Eve", "Alice", "Cara"]:
+            tap(table, name)
+        assert table.matches.filed().count() == 2
+        assert open_match(table).number == 3
+
+    def test_reopen_refuses_an_open_table_and_another_host(self):
+        table = make_table()
+        with pytest.raises(services.RuleError) as error:
+            services.table_reopen(table_id=table.pk, by=table.created_by)
+        assert error.value.message == services.TABLE_NOT_CLOSED
+        services.table_close(table_id=table.pk, by=table.created_by)
+        with pytest.raises(services.RuleError) as error:
+            services.table_reopen(table_id=table.pk, by=make_host("other"))
+        assert error.value.message == services.NOT_YOUR_TABLE
+        assert not Table.objects.get(pk=table.pk).is_open
