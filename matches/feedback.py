@@ -2,6 +2,8 @@
 views that show it, not with the rules in services.py."""
 
 from django.contrib.humanize.templatetags.humanize import ordinal
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from .models import Table
@@ -12,6 +14,7 @@ BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page an
 BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page and try again.")
 CLOSED = _("Table closed. No further match will open.")
 ROSTER_SAVED = _("Roster saved for match %(number)s.")
+REOPENED = _("Table reopened: match %(number)s is open.")
 OUT_PLACED = _("%(name)s is out, %(place)s.")
 OUT = _("%(name)s is out.")
 WINS = _("%(name)s wins match %(number)s!")
@@ -20,26 +23,44 @@ UNDONE = _("Undone: %(name)s is back in match %(number)s.")
 UNDONE_CROWNING = _("Undone: %(name)s is back and match %(number)s is open again.")
 
 
-def tap_message(result: TapResult, *, table: Table) -> str:
-    """What the host reads after a tap: "Ben is out, 4th." and, on a crowning, the winner."""
-    name = result.tap.player.name
+def _fill(template: str, **params: object) -> SafeString:
+    """The translated sentence with its values escaped and names isolated (<bdi>), so a
+    right-to-left name cannot reorder the words around it. Messages keep the safe flag."""
+    return mark_safe(str(template) % {key: conditional_escape(v) for key, v in params.items()})  # noqa: S308
+
+
+def _name(name: str) -> SafeString:
+    return format_html("<bdi>{}</bdi>", name)
+
+
+def tap_message(result: TapResult, *, table: Table) -> str | None:
+    """What the host reads after a tap: "Ben is out, 4th.". A crowning says nothing here:
+    the result card shows every place (or the winner) once, instead of a second sentence."""
+    if result.winner is not None and not result.replayed:
+        return None
+    name = _name(result.tap.player.name)
     place = shown_place(table.mode, result.tap.place)
     if place is not None:
-        message = str(OUT_PLACED) % {"name": name, "place": ordinal(place)}
+        message = _fill(OUT_PLACED, name=name, place=ordinal(place))
     else:
-        message = str(OUT) % {"name": name}
+        message = _fill(OUT, name=name)
     if result.winner is not None:
-        message += " " + str(WINS) % {"name": result.winner.name, "number": result.match.number}
+        winner = _fill(WINS, name=_name(result.winner.name), number=result.match.number)
+        message = format_html("{} {}", message, winner)
     if result.replayed:
-        message = str(ALREADY_RECORDED) % {"message": message}
+        message = _fill(ALREADY_RECORDED, message=message)
     return message
 
 
 def undo_message(result: UndoResult) -> str:
     """What the host reads after an undo, saying whether a filed match opened again."""
     template = UNDONE_CROWNING if result.reopened else UNDONE
-    return str(template) % {"name": result.tap.player.name, "number": result.match.number}
+    return _fill(template, name=_name(result.tap.player.name), number=result.match.number)
 
 
 def roster_saved(number: int) -> str:
     return str(ROSTER_SAVED) % {"number": number}
+
+
+def reopened(number: int) -> str:
+    return str(REOPENED) % {"number": number}

@@ -105,6 +105,16 @@ class TapForm(forms.Form):
 class UndoForm(forms.Form):
     # The tap the host saw as the latest; absent means "whatever is latest".
     tap = forms.IntegerField(required=False, min_value=1)
+    # Sent by the confirmation page: the next match's new roster may go with the undo.
+    drop_roster = forms.BooleanField(required=False)
+
+    def service_kwargs(self) -> dict:
+        return {"tap_id": self.cleaned_data["tap"], "drop_roster": self.cleaned_data["drop_roster"]}
+
+
+class CloseForm(forms.Form):
+    # The open match the host was shown and agreed to discard (empty: none was under way).
+    discard = forms.IntegerField(required=False, min_value=1)
 
 
 class LoginForm(AuthenticationForm):

@@ -5,9 +5,10 @@ import datetime
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.db.models import F, Prefetch, Q, Sum
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
+from . import tonight
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
@@ -24,6 +25,14 @@ class Board:
     out: list[Seat] = field(default_factory=list)
     last_tap: Tap | None = None
     recent: list[Match] = field(default_factory=list)
+    # The match just filed, with its seats by place: shown as the result card until the
+    # first tap of the next match.
+    result: Match | None = None
+    result_seats: list[Seat] = field(default_factory=list)
+    # Undoing last_tap reopens its filed match (and removes the open one); if the open
+    # match was given a new roster, that change goes too and the host confirms first.
+    undo_reopens: bool = False
+    undo_drops_roster: bool = False
 
 
 def standings_stamp() -> str:
@@ -50,8 +59,11 @@ def _filed_with_winners(table: Table):
     return table.matches.filed().select_related("winner")
 
 
-def table_board(*, table: Table) -> Board:
-    """The table's open match with its seats in seating order, and what can be undone."""
+def table_board(*, table: Table, for_host: bool = False, last_result: bool = False) -> Board:
+    """The table's open match with its seats in seating order, and what can be undone.
+    The result card is the match just filed, until the next match's first tap; with
+    last_result (the TV) it is the latest filed match whatever happened since. Whether an
+    undo would drop a roster change is only worked out for a host (for_host)."""
     match, standing, out = _current_match(table)
     last_tap = (
         Tap.objects.select_related("player", "match")
@@ -60,9 +72,64 @@ def table_board(*, table: Table) -> Board:
         .first()
     )
     recent = list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES])
+    result, result_seats = None, []
+    just_filed = match is not None and not out and recent and recent[0].number == match.number - 1
+    if recent and (just_filed or last_result):
+        result = recent[0]
+        result_seats = list(result.seats.select_related("player").order_by("place"))
+    undo_reopens = last_tap is not None and last_tap.match.status == Match.Status.FILED
+    undo_drops_roster = False
+    if for_host and undo_reopens and match is not None:
+        # One more read only when an undo would cross into the filed match.
+        seating = [seat.player_id for seat in sorted(standing + out, key=lambda s: s.position)]
+        filed = last_tap.match.seats.order_by("position").values_list("player_id", flat=True)
+        undo_drops_roster = seating != list(filed)
     return Board(
-        table=table, match=match, standing=standing, out=out, last_tap=last_tap, recent=recent
+        table=table,
+        match=match,
+        standing=standing,
+        out=out,
+        last_tap=last_tap,
+        recent=recent,
+        result=result,
+        result_seats=result_seats,
+        undo_reopens=undo_reopens,
+        undo_drops_roster=undo_drops_roster,
     )
+
+
+@dataclass(frozen=True)
+class TableSummary:
+    """A table as the home page lists it."""
+
+    table: Table
+    match_number: int | None
+    standing: int | None
+    leader: "tonight.TonightRow | None"
+
+
+def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSummary]]:
+    """Open tables (newest first) with their match, players standing and tonight's leader;
+    then closed tables, most recently closed first. A fixed four queries."""
+    open_match = Match.objects.filter(table=OuterRef("pk"), status=Match.Status.OPEN)
+    standing = (
+        Seat.objects.filter(match__table=OuterRef("pk"), match__status=Match.Status.OPEN)
+        .filter(place__isnull=True)
+        .values("match")
+        .annotate(n=Count("id"))
+        .values("n")[:1]
+    )
+    tables = Table.objects.annotate(
+        match_number=Subquery(open_match.values("number")[:1]), standing=Subquery(standing)
+    )
+    open_tables = list(tables.filter(closed_at__isnull=True).order_by("-created_at")[:limit])
+    closed = list(tables.filter(closed_at__isnull=False).order_by("-closed_at", "-id")[:limit])
+    leaders = tonight.tonight_leaders(tables=open_tables)
+
+    def summary(table: Table) -> TableSummary:
+        return TableSummary(table, table.match_number, table.standing, leaders.get(table.pk))
+
+    return [summary(t) for t in open_tables], [summary(t) for t in closed]
 
 
 def standing_names(table_id: str) -> list[str]:

@@ -16,10 +16,11 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, charts, feedback, selectors, services, showdown
+from . import caching, charts, feedback, qr, selectors, services, showdown, tonight
 from .access import host_required
 from .exports import TABLE_RESULTS_HEADER, csv_response, table_result_row
 from .forms import (
+    CloseForm,
     FirstHostForm,
     LaunchForm,
     RosterForm,
@@ -32,7 +33,6 @@ from .models import Player, Table
 
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
-TV_TOP = 5
 JSON_UTF8 = {"json_dumps_params": {"ensure_ascii": False}}
 
 
@@ -42,8 +42,9 @@ def _table_or_404(table_id: int) -> Table:
 
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    tables = Table.objects.order_by("closed_at", "-created_at")[:50]
-    return render(request, "matches/home.html", {"tables": tables})
+    open_tables, closed_tables = selectors.home_tables()
+    context = {"open_tables": open_tables, "closed_tables": closed_tables}
+    return render(request, "matches/home.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -79,8 +80,8 @@ def table_new(request: HttpRequest) -> HttpResponse:
 
 def _render_table_page(request: HttpRequest, table: Table) -> HttpResponse:
     """The table page, or only its board fragment for htmx."""
-    board = selectors.table_board(table=table)
     is_host = table.can_be_changed_by(request.user)
+    board = selectors.table_board(table=table, for_host=is_host)
     context = {
         "board": board,
         "table": table,
@@ -88,6 +89,7 @@ def _render_table_page(request: HttpRequest, table: Table) -> HttpResponse:
         # One key per rendered button: a double tap or a retried request repeats it.
         "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
         "poll_seconds": POLL_SECONDS,
+        "tonight": tonight.table_tonight(table=table),
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
     return render(request, template, context)
@@ -127,22 +129,29 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     except services.RuleError as error:
         messages.error(request, error.message)
     else:
-        level = messages.SUCCESS if result.winner else messages.INFO
-        messages.add_message(request, level, feedback.tap_message(result, table=table))
+        if message := feedback.tap_message(result, table=table):
+            messages.info(request, message)
     return _board_after_write(request, table)
 
 
 @host_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
+    """POST takes back the latest tap. GET is the confirmation asked for when that undo
+    would also drop the next match's new roster."""
     table = _table_or_404(table_id)
+    if request.method == "GET":
+        board = selectors.table_board(table=table, for_host=True)
+        if not (table.can_be_changed_by(request.user) and board.undo_drops_roster):
+            return redirect("matches:table", table_id=table.pk)
+        return render(request, "matches/undo_confirm.html", {"table": table, "board": board})
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
         return _board_after_write(request, table)
     try:
         result = services.table_undo_last(
-            table_id=table.pk, tap_id=form.cleaned_data["tap"], by=request.user
+            table_id=table.pk, **form.service_kwargs(), by=request.user
         )
     except services.RuleError as error:
         messages.error(request, error.message)
@@ -182,16 +191,47 @@ def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 @host_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    """GET asks for confirmation, saying what happens to a match under way; POST closes."""
     table = _table_or_404(table_id)
+    if request.method == "GET":
+        if not (table.is_open and table.can_be_changed_by(request.user)):
+            return redirect("matches:table", table_id=table.pk)
+        context = {"table": table, "board": selectors.table_board(table=table)}
+        return render(request, "matches/close_confirm.html", context)
+    form = CloseForm(request.POST)
+    discard = form.cleaned_data["discard"] if form.is_valid() else None
     try:
-        services.table_close(table_id=table.pk, by=request.user)
+        services.table_close(table_id=table.pk, by=request.user, discard_match_id=discard)
     except services.RuleError as error:
         messages.error(request, error.message)
     else:
         messages.success(request, feedback.CLOSED)
     return redirect("matches:table", table_id=table.pk)
+
+
+@host_required
+@require_POST
+def table_reopen(request: HttpRequest, table_id: int) -> HttpResponse:
+    table = _table_or_404(table_id)
+    try:
+        match = services.table_reopen(table_id=table.pk, by=request.user)
+    except services.RuleError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, feedback.reopened(match.number))
+    return redirect("matches:table", table_id=table.pk)
+
+
+@require_safe
+@cache_control(max_age=3600)
+def table_qr(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The QR code of the table's read-only page, as SVG from our own origin (no service
+    on the internet sees the pub's address)."""
+    table = _table_or_404(table_id)
+    url = request.build_absolute_uri(reverse("matches:table", args=[table.pk]))
+    return HttpResponse(qr.svg(url), content_type="image/svg+xml")
 
 
 @require_safe
@@ -304,8 +344,8 @@ def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     context = {
         "table": table,
-        "board": selectors.table_board(table=table),
-        "top": selectors.standings(table_id=table.pk)[:TV_TOP],
+        "board": selectors.table_board(table=table, last_result=True),
+        "tonight": tonight.table_tonight(table=table),
         "poll_seconds": POLL_SECONDS,
     }
     template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"

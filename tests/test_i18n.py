@@ -39,7 +39,7 @@ def test_the_switcher_remembers_the_choice(host_client):
     match = table.matches.get()
     form = {"match": match.pk, "player": match.seats.get(player__name="Ben").player_id}
     reply = host_client.post(reverse("matches:tap", args=[table.pk]), form, HTTP_HX_REQUEST="true")
-    assert "Ben foi eliminado (4.º lugar)." in reply.content.decode()
+    assert "<bdi>Ben</bdi> foi eliminado (4.º lugar)." in reply.content.decode()
     host_client.post(reverse("set_language"), {"language": "en", "next": url})
     assert "Match 1" in host_client.get(url).content.decode()
 

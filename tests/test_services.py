@@ -47,10 +47,34 @@ class TestWorkedGame:
 
     def test_messages_say_the_place_or_out(self):
         ranked = make_table(mode=Table.Mode.RANKED)
-        assert feedback.tap_message(tap(ranked, "Ben"), table=ranked) == "Ben is out, 4th."
+        # Names are isolated (<bdi>) so a right-to-left name cannot reorder the sentence.
+        assert (
+            feedback.tap_message(tap(ranked, "Ben"), table=ranked) == "<bdi>Ben</bdi> is out, 4th."
+        )
         wta = make_table(mode=Table.Mode.WINNER_TAKES_ALL, players=["Ann", "Bo", "Cy"])
-        assert feedback.tap_message(tap(wta, "Bo"), table=wta) == "Bo is out."
-        assert feedback.tap_message(tap(wta, "Ann"), table=wta) == "Ann is out. Cy wins match 1!"
+        assert feedback.tap_message(tap(wta, "Bo"), table=wta) == "<bdi>Bo</bdi> is out."
+        # A crowning says nothing here: the result card shows it once.
+        assert feedback.tap_message(tap(wta, "Ann"), table=wta) is None
+
+    def test_a_name_is_escaped_inside_its_bdi(self):
+        table = make_table(players=["<b>Ann</b>", "Bo", "Cy"])
+        assert feedback.tap_message(tap(table, "<b>Ann</b>"), table=table) == (
+            "<bdi>&lt;b&gt;Ann&lt;/b&gt;</bdi> is out, 3rd."
+        )
+
+    def test_a_replayed_crowning_says_it_all(self):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL, players=["Ann", "Bo", "Cy"])
+        tap(table, "Bo")
+        key = uuid.uuid4()
+        tap(table, "Ann", key=key)
+        match = table.matches.get(number=1)
+        again = services.match_eliminate(
+            table_id=table.pk, match_id=match.pk, player_id=seat_of(match, "Ann").player_id,
+            key=key, by=table.created_by,
+        )  # fmt: skip
+        assert feedback.tap_message(again, table=table) == (
+            "Already recorded: <bdi>Ann</bdi> is out. <bdi>Cy</bdi> wins match 1!"
+        )
 
 
 class TestPlaces:
@@ -190,7 +214,9 @@ class TestIdempotency:
         assert not first.replayed and again.replayed
         assert again.tap == first.tap
         assert Tap.objects.count() == 1
-        assert feedback.tap_message(again, table=table) == "Already recorded: Ben is out, 4th."
+        assert feedback.tap_message(again, table=table) == (
+            "Already recorded: <bdi>Ben</bdi> is out, 4th."
+        )
 
     def test_a_retried_crowning_does_not_file_twice(self):
         table = make_table()
@@ -269,7 +295,9 @@ class TestUndo:
         second.refresh_from_db()
         assert second.status == Match.Status.DISCARDED
         assert open_match(table) == first
-        assert feedback.undo_message(result) == "Undone: Cara is back and match 1 is open again."
+        assert feedback.undo_message(result) == (
+            "Undone: <bdi>Cara</bdi> is back and match 1 is open again."
+        )
 
         again = tap(table, "Dev")  # this time Dev goes out second and Cara wins
         assert again.winner.name == "Cara"

@@ -121,7 +121,7 @@ class TestLaunchView:
         assert "Match 1" in page
         assert button_names(page) == ["Alice", "Ben", "Cara", "Dev"]
         dealer = open_match(table).first_dealer.name
-        assert f"First dealer: <strong>{dealer}</strong>" in page
+        assert f"First dealer: <strong><bdi>{dealer}</bdi></strong>" in page
 
     @pytest.mark.parametrize(
         ("data", "message"),
@@ -156,16 +156,49 @@ class TestTablePage:
     def test_worked_game_through_plain_form_posts(self, host_client):
         table = make_table(mode=Table.Mode.RANKED)
         url = reverse("matches:tap", args=[table.pk])
-        for name, expected in [("Ben", "Ben is out, 4th."), ("Alice", "Alice is out, 3rd.")]:
+        for name, expected in [
+            ("Ben", "<bdi>Ben</bdi> is out, 4th."),
+            ("Alice", "<bdi>Alice</bdi> is out, 3rd."),
+        ]:
             response = host_client.post(url, tap_form(table, name))
             assert response.status_code == 302
             assert expected in host_client.get(table_url(table)).content.decode()
         response = host_client.post(url, tap_form(table, "Cara"), follow=True)
         page = response.content.decode()
-        assert "Cara is out, 2nd. Dev wins match 1!" in page
+        # The crowning is told once, by the result card: every place with its points.
+        assert "is out, 2nd." not in page
+        card = page[
+            page.index('id="result-card"') : page.index(
+                "</section>", page.index('id="result-card"')
+            )
+        ]
+        assert "<bdi>Dev</bdi> wins match 1!" in card
+        places_shown = re.findall(
+            r'<span class="result-place">(\w+)</span> <span class="result-name">(\w+)</span> '
+            r'<span class="result-points">(\d+ pts?)</span>',
+            card,
+        )
+        assert places_shown == [
+            ("1st", "Dev", "3 pts"), ("2nd", "Cara", "2 pts"), ("3rd", "Alice", "1 pt"), ("4th", "Ben", "0 pts"),
+        ]  # fmt: skip
         assert "Match 2" in page
         assert button_names(page) == ["Alice", "Ben", "Cara", "Dev"]
-        assert "Match 1: Dev won" in page
+        assert "Match 1: <bdi>Dev</bdi> won" in page
+
+    def test_the_result_card_goes_at_the_next_matchs_first_tap(self, host_client):
+        table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        html = host_client.get(table_url(table)).content.decode()
+        card = html[html.index('id="result-card"') :]
+        assert "<bdi>Dev</bdi> wins match 1!" in card
+        # Winner takes all: only the winner is named; the others are "out", said once.
+        assert (
+            '<span class="result-out-label">Out:</span> '
+            "<bdi>Cara</bdi>, <bdi>Alice</bdi>, <bdi>Ben</bdi></p>"
+        ) in card
+        tap(table, "Ben")
+        assert 'id="result-card"' not in host_client.get(table_url(table)).content.decode()
 
     def test_htmx_tap_returns_only_the_board_fragment(self, host_client):
         table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
@@ -175,9 +208,11 @@ class TestTablePage:
         html = response.content.decode()
         assert response.status_code == 200
         assert "<html" not in html and "<h1>" not in html
-        assert "Ben is out." in html
+        assert "<bdi>Ben</bdi> is out." in html
         assert button_names(html) == ["Alice", "Cara", "Dev"]
-        assert re.search(r'<span class="name">Ben</span> <span class="place">out</span>', html)
+        # Winner takes all: the heading says "Out" once; no "out" after each name.
+        assert '<li><span class="name">Ben</span></li>' in html
+        assert '<span class="place">out</span>' not in html
 
     def test_ranked_out_list_shows_places(self, host_client):
         table = make_table()
@@ -195,7 +230,7 @@ class TestTablePage:
         response = host_client.post(
             reverse("matches:undo", args=[table.pk]), {"tap": latest.pk}, **HTMX
         )
-        assert "Undone: Ben is back in match 1." in response.content.decode()
+        assert "Undone: <bdi>Ben</bdi> is back in match 1." in response.content.decode()
         assert "button-undo" not in response.content.decode()
         assert places(open_match(table))["Ben"] is None
 
@@ -217,7 +252,7 @@ class TestTablePage:
         form = tap_form(table, "Ben")
         host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
         response = host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
-        assert "Already recorded: Ben is out, 4th." in response.content.decode()
+        assert "Already recorded: <bdi>Ben</bdi> is out, 4th." in response.content.decode()
         assert Tap.objects.count() == 1
 
     @pytest.mark.parametrize(
@@ -251,8 +286,11 @@ class TestTablePage:
         html = client.get(table_url(table)).content.decode()
         assert button_names(html) == []
         assert "button-undo" not in html
-        assert '<li class="player">Alice</li>' in html
+        # Read-only: standing players are names in a list, nothing that looks pressable.
+        assert '<ul class="standing-names">' in html and "<li>Alice</li>" in html
+        assert 'class="player' not in html and "<button" not in html.split('<main id="main"')[1]
         assert 'hx-trigger="every 3s"' in html
+        assert 'id="live-status"' in html  # "live · updated 3 s ago", filled by live.js
 
     def test_names_are_escaped(self, host_client):
         table = make_table(players=["<b>Bo</b>", "Al", "Cy"])
@@ -349,7 +387,10 @@ class TestPermissions:
     def test_writes_need_post(self, host_client):
         table = make_table()
         assert host_client.get(reverse("matches:tap", args=[table.pk])).status_code == 405
-        assert host_client.get(reverse("matches:close", args=[table.pk])).status_code == 405
+        assert host_client.get(reverse("matches:reopen", args=[table.pk])).status_code == 405
+        # A GET of close (or undo) is its confirmation page and changes nothing.
+        assert host_client.get(reverse("matches:close", args=[table.pk])).status_code == 200
+        assert Table.objects.get(pk=table.pk).is_open
 
 
 class TestMatchPages:
@@ -452,7 +493,9 @@ class TestApi:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         tap(table, "Dev")
-        services.table_close(table_id=table.pk, by=host)
+        services.table_close(
+            table_id=table.pk, by=host, discard_match_id=table.matches.get(status="open").pk
+        )
         data = json.loads(client.get(reverse("matches:api_table", args=[table.pk])).content)
         assert data["mode"] == "winner_takes_all" and data["is_open"] is False
         assert data["current_match"] is None
@@ -535,7 +578,7 @@ class TestQueryCounts:
         form = tap_form(table, "Ben")
         with django_assert_num_queries(TAP_QUERIES):
             response = host_client.post(url, form, **HTMX)
-        assert "Ben is out, 4th." in response.content.decode()
+        assert "<bdi>Ben</bdi> is out, 4th." in response.content.decode()
 
     @pytest.mark.parametrize("filed", [1, 50])
     def test_crowning_tap(self, host_client, django_assert_num_queries, filed):
@@ -547,7 +590,7 @@ class TestQueryCounts:
         form = tap_form(table, "Cara")
         with django_assert_num_queries(CROWNING_QUERIES):
             response = host_client.post(url, form, **HTMX)
-        assert "Dev wins match" in response.content.decode()
+        assert "<bdi>Dev</bdi> wins match" in response.content.decode()
 
     @pytest.mark.parametrize("filed", [1, 50])
     def test_table_page_for_a_host(self, host_client, django_assert_num_queries, filed):
@@ -571,15 +614,19 @@ class TestQueryCounts:
 
 # Session and user (2); the table (1); in the transaction, two savepoint statements under test,
 # the table lock, the idempotency key, the match lock, the seats, the seat, the tap and the
-# table version (9); then the board fragment: open match, seats, last tap, recent matches (4);
-# and the version once more for the X-Board-ETag header (1).
-TAP_QUERIES = 17
+# table version (9); then the board fragment: open match, seats, last tap, recent matches (4),
+# tonight's totals (1); and the version once more for the X-Board-ETag header (1).
+TAP_QUERIES = 18
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
-# the match to the day's tally and the season total (4), and opens the next match and seats.
-CROWNING_QUERIES = 27
-# Session, user, the ETag's version read, the table, then the board's 4 reads.
-HOST_PAGE_QUERIES = 8
-# No session: the first-host check, the version, the table and the board's 4 reads.
-VIEWER_PAGE_QUERIES = 7
+# the match to the day's tally and the season total (4), looks up the first dealer a discarded
+# match of that number had (1), opens the next match and seats; the board then reads the
+# result card's seats (1) and, for the host's undo label, the filed match's seating (1).
+CROWNING_QUERIES = 31
+# Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
+# totals.
+HOST_PAGE_QUERIES = 9
+# No session: the first-host check, the version, the table, the board's 4 reads, the result
+# card's seats (the next match has no tap yet) and tonight's totals.
+VIEWER_PAGE_QUERIES = 9
 # The first-host check and one indexed read of the version.
 VIEWER_304_QUERIES = 2

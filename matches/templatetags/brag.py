@@ -1,4 +1,5 @@
 from django import template
+from django.utils.html import format_html
 
 from .. import scoring
 
@@ -21,3 +22,16 @@ def shown_place(place: int | None, mode: str) -> int | None:
 def place_label(place: int, mode: str) -> str:
     """A finished place in words: "4th" at a ranked table; "winner" or "out" otherwise."""
     return scoring.place_label(mode, place)
+
+
+@register.filter
+def bdi(name: object) -> str:
+    """A name isolated inside a sentence, so a right-to-left name cannot reorder the words
+    around it: use it in `{% blocktranslate with name=player.name|bdi %}`."""
+    return format_html("<bdi>{}</bdi>", name)
+
+
+@register.filter
+def changeable_by(table, user) -> bool:
+    """`{% if table|changeable_by:user %}`: the host's actions for this table."""
+    return table.can_be_changed_by(user)

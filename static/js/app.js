@@ -59,29 +59,8 @@
     }
   });
 
-  // The showdown judge's card grid: tap a cards box, then its cards. Typing works without it.
-  var handInput = null;
-  document.addEventListener("focusin", function (event) {
-    if (event.target.classList && event.target.classList.contains("hand-input")) {
-      handInput = event.target;
-    }
-  });
-  document.addEventListener("DOMContentLoaded", function () {
-    var grid = document.querySelector(".card-grid");
-    if (grid) {
-      grid.hidden = false;
-    }
-  });
+  // (The showdown judge's card grid is picker.js.)
   document.addEventListener("click", function (event) {
-    var card = event.target.closest ? event.target.closest(".card-button") : null;
-    if (card) {
-      var input = handInput || document.querySelector(".hand-input");
-      var cards = input.value.trim().split(/\s+/).filter(Boolean);
-      cards.push(card.getAttribute("data-card"));
-      input.value = cards.join(" ");
-      input.focus();
-      return;
-    }
     if (event.target && event.target.id === "network-retry" && failed !== null) {
       var elt = failed;
       clearTrouble();
