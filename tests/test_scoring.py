@@ -41,4 +41,4 @@ class TestShownPlace:
             assert place_label("winner_takes_all", 1) == "winner"
             assert place_label("winner_takes_all", 4) == "out"
         with translation.override("pt"):
-            assert place_label("winner_takes_all", 4) == "fora"
+            assert place_label("winner_takes_all", 4) == "eliminado"
