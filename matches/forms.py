@@ -158,6 +158,24 @@ class FirstHostForm(UserCreationForm):
                 self.data[name] = ""
 
 
+class DateBoxField(forms.DateField):
+    """A date for an <input type="date">: it reads what the box sends (2026-11-30) or a
+    British date typed into a shared link (30/11/2026), and always writes the box's format
+    back, which the browser shows in the reader's own order (30/11/2026 in en-GB)."""
+
+    widget = forms.DateInput(attrs={"type": "date"})
+    input_formats = ["%Y-%m-%d", "%d/%m/%Y"]
+
+    def prepare_value(self, value):
+        if isinstance(value, str):
+            try:
+                parsed = self.to_python(value)
+            except forms.ValidationError:
+                return value
+            return parsed.isoformat() if parsed else value
+        return super().prepare_value(value)
+
+
 class StandingsFilterForm(forms.Form):
     """The standings filters, as query parameters a user can share: table, from, to."""
 
@@ -178,12 +196,10 @@ class StandingsFilterForm(forms.Form):
             del self.fields["table"]
         # "from" is a Python keyword, so these two are added by name.
         for name, label in (("from", _("From")), ("to", _("To"))):
-            self.fields[name] = forms.DateField(
+            self.fields[name] = DateBoxField(
                 label=label,
                 required=False,
-                # What a date input sends, or a British day/month/year typed by hand.
-                input_formats=["%Y-%m-%d", "%d/%m/%Y"],
-                widget=forms.DateInput(attrs={"type": "date"}),
+                input_formats=DateBoxField.input_formats,
                 error_messages={"invalid": _("Enter dates as YYYY-MM-DD.")},
             )
 

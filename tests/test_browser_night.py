@@ -319,7 +319,7 @@ class TestPicker:
         card("J♥").tap()
         expect(hand2).to_have_value("")
         # Back to player 1: its hand is full, so only its own cards can be tapped (to remove).
-        page.get_by_role("button", name="Pick the cards of player 1").tap()
+        page.get_by_role("button", name="Pick the cards of player 1", exact=True).tap()
         expect(card("2♣")).to_be_disabled()
         card("K♠").tap()
         expect(hand1).to_have_value("A♠ Q♠")
