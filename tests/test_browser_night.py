@@ -397,7 +397,7 @@ class TestAccessibility:
                         f"{scheme} {language} host {path}: {v}" for v in self.violations(page)
                     ]
                 context.close()
-        assert found == []
+        assert found == [], "\n".join(found)
 
 
 def log_in_pt(page, site):
