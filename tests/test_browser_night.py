@@ -81,7 +81,7 @@ class TestResultCard:
     )
     def test_ranked_every_place_with_its_points_until_the_next_first_tap(
         self, browser, site, viewport, orientation
-    ):
+    ):  # (test_browser.py's worked game takes the screenshots of this moment)
         table = make_table(players=WORKED_GAME)
         play(table, ["Ben", "Alice"])
         context = tablet(browser, viewport)
@@ -96,7 +96,6 @@ class TestResultCard:
         )
         # Said once: no second sentence in the messages.
         expect(page.locator(".messages")).to_have_count(0)
-        page.screenshot(path=SCREENSHOTS / f"table-crowned-{orientation}.png")
         player_button(page, "Ben").tap()  # the next match's first tap
         expect(card).to_have_count(0)
         context.close()
