@@ -1,17 +1,13 @@
 """The tablet experience in a real Chromium, driven as people use it: by role and name."""
 
-import os
 import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
-from matches import services
 from matches.models import Match, Table, Tap
 from tests.browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,
@@ -20,11 +16,10 @@ from tests.browser import (
     launch,
     log_in,
     player_button,
-    require_chromium,
     standing_names,
     tablet,
 )
-from tests.factories import WORKED_GAME, make_host, make_table, places, tap
+from tests.factories import WORKED_GAME, make_table, places, tap
 
 pytestmark = pytest.mark.browser
 TEN_PLAYERS = [
@@ -39,35 +34,6 @@ TEN_PLAYERS = [
     "Inês",
     "João",
 ]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    require_chromium()
-    # Playwright's sync API runs an event loop in this thread; the tests still read the
-    # database directly to check what was saved.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def site(transactional_db, live_server, monkeypatch):
-    """A live server with one host; first dealers are the first seat, so screens repeat."""
-    monkeypatch.setattr(services, "choose_first_dealer", lambda players: players[0])
-    make_host()
-    return live_server.url
-
-
-@pytest.fixture
-def host_page(browser, site):
-    context = tablet(browser)
-    page = context.new_page()
-    log_in(page, site)
-    yield page
-    context.close()
 
 
 def first_match(table_id: int) -> Match:

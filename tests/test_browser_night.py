@@ -2,29 +2,25 @@
 reopening, undo across a match boundary, the spectator's page, the TV at 1920x1080, the
 showdown picker, en-GB dates, and axe on every page in both themes and both languages."""
 
-import os
 import re
 
 import pytest
 import segno
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from matches import services
 from matches.models import Table
 from tests.browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,
     SYNC_TIMEOUT_MS,
     log_in,
     player_button,
-    require_chromium,
     tablet,
 )
-from tests.factories import WORKED_GAME, make_host, make_table, open_match, tap
+from tests.factories import WORKED_GAME, make_table, open_match, tap
 from tests.test_night import qr_matrix_from_svg
 
 pytestmark = pytest.mark.browser
@@ -41,33 +37,6 @@ LONG_NAMES = [
     "Inês",
     "João Pedro Pinto da Costa Neves",
 ]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_chromium()
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def site(transactional_db, live_server, monkeypatch):
-    """A live server with one host; first dealers are the first seat, so screens repeat."""
-    monkeypatch.setattr(services, "choose_first_dealer", lambda players: players[0])
-    make_host()
-    return live_server.url
-
-
-@pytest.fixture
-def host_page(browser, site):
-    context = tablet(browser)
-    page = context.new_page()
-    log_in(page, site)
-    yield page
-    context.close()
 
 
 def play(table, order):
