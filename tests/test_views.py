@@ -226,7 +226,7 @@ class TestTablePage:
         table = make_table()
         latest = tap(table, "Ben").tap
         html = host_client.get(table_url(table)).content.decode()
-        assert re.search(r'<button type="submit" class="button button-undo">Undo Ben', html)
+        assert re.search(r'<button type="submit" class="button button-undo">Undo <bdi>Ben</bdi>', html)
         response = host_client.post(
             reverse("matches:undo", args=[table.pk]), {"tap": latest.pk}, **HTMX
         )
@@ -402,7 +402,7 @@ class TestMatchPages:
         tap(table, "Alice")
         tap(table, "Cara")
         html = client.get(reverse("matches:match", args=[table.pk, 1])).content.decode()
-        assert "Winner: <strong>Dev</strong>" in html
+        assert "Winner: <strong><bdi>Dev</bdi></strong>" in html
         rows = re.findall(
             r"<tr(?: class=\"undone\")?>\s*<td>([^<]*)</td>\s*<td>\s*([^<]*?)\s*</td>\s*<td>(\d)</td>",
             html,
@@ -414,7 +414,7 @@ class TestMatchPages:
             ("Ben", "4th", "0"),
         ]
         assert html.count('<tr class="undone">') == 1
-        assert "Alice out, 3rd" in html and "by host" in html
+        assert "<bdi>Alice</bdi> out, 3rd" in html and "by host" in html
 
     def test_taps_of_a_discarded_match_stay_in_the_audit_trail(self, host, client):
         table = make_table()
@@ -425,7 +425,7 @@ class TestMatchPages:
         services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
         tap(table, "Cara")  # crowned again: a new match 2
         html = client.get(reverse("matches:match", args=[table.pk, 2])).content.decode()
-        assert "Dev out, 4th" in html
+        assert "<bdi>Dev</bdi> out, 4th" in html
         assert (
             "(in a match opened and then discarded when the crowning before it was undone)" in html
         )
