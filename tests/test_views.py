@@ -226,7 +226,9 @@ class TestTablePage:
         table = make_table()
         latest = tap(table, "Ben").tap
         html = host_client.get(table_url(table)).content.decode()
-        assert re.search(r'<button type="submit" class="button button-undo">Undo <bdi>Ben</bdi>', html)
+        assert re.search(
+            r'<button type="submit" class="button button-undo">Undo <bdi>Ben</bdi>', html
+        )
         response = host_client.post(
             reverse("matches:undo", args=[table.pk]), {"tap": latest.pk}, **HTMX
         )
