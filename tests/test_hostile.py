@@ -60,8 +60,9 @@ def body_for(fields: list[str], payload: str) -> dict:
 # (route, fields, the queries it makes, the message the answer must carry)
 WRITES = [
     ("table_new", ["name", "players", "mode"], 2, services.UNKNOWN_MODE),
-    ("tap", ["match", "player", "key"], 8, feedback.BAD_TAP),
-    ("undo", ["tap"], 8, feedback.BAD_UNDO),
+    # The board that answers includes tonight's totals (one grouped query).
+    ("tap", ["match", "player", "key"], 9, feedback.BAD_TAP),
+    ("undo", ["tap"], 9, feedback.BAD_UNDO),
     ("roster", ["match", "players"], 7, forms.BAD_ROSTER),
 ]
 
@@ -181,12 +182,14 @@ def test_showdown_api(client, league, django_assert_num_queries, kind):
 # (route, the URL's arguments, the queries it makes, status, message). Query strings the
 # page does not read change nothing; the filters and the showdown say what is wrong.
 READS = [
-    ("home", {}, 2, 200, None),
-    ("table", {"table_id"}, 7, 200, None),
+    # Home: open tables, closed tables and tonight's leaders of the open ones.
+    ("home", {}, 4, 200, None),
+    # The table page and the TV also read tonight's totals (one grouped query).
+    ("table", {"table_id"}, 8, 200, None),
     ("matches", {"table_id"}, 3, 200, None),
     ("match", {"table_id", "number"}, 5, 200, None),
     ("api_table", {"table_id"}, 7, 200, None),
-    ("tv", {"table_id"}, 8, 200, None),
+    ("tv", {"table_id"}, 9, 200, None),
     ("table_results_csv", {"table_id"}, 3, 200, None),
     ("player", {"player_id"}, 5, 200, None),
     ("rules", {}, 1, 200, None),
