@@ -374,3 +374,28 @@ def log_in_pt(page, site):
     page.get_by_label("Palavra-passe").fill("a-long-test-password")
     page.get_by_role("button", name="Entrar").click()
     expect(page.get_by_role("button", name=re.compile(r"^Sair"))).to_be_visible()
+
+
+class TestFirstHostPage:
+    def test_errors_under_their_fields_what_was_typed_kept_and_no_axe_violations(
+        self, browser, transactional_db, live_server
+    ):
+        page = tablet(browser).new_page()
+        page.goto(f"{live_server.url}/setup/")
+        page.get_by_label("Username").fill("maggie")
+        page.get_by_label("Password", exact=True).fill("abc")
+        page.get_by_label("Password confirmation").fill("abd")
+        page.get_by_role("button", name="Create host").click()
+        expect(page.get_by_label("Username")).to_have_value("maggie")
+        expect(page.locator("#id_password1_error")).to_contain_text("This password is too short")
+        expect(page.locator("#id_password2_error")).to_have_text(
+            "The two password fields didn’t match."
+        )
+        expect(page.get_by_label("Password", exact=True)).to_have_value("")
+        for scheme in ("light", "dark"):
+            page.emulate_media(color_scheme=scheme)
+            for language in ("English", "Português"):
+                page.get_by_role("button", name=language).click()
+                violations = Axe().run(page).response["violations"]
+                assert [v["id"] for v in violations] == [], (scheme, language)
+        page.context.close()
