@@ -395,3 +395,64 @@ class StandingsStamp(models.Model):
 
     def __str__(self) -> str:
         return f"{self.epoch}.{self.version}"
+
+
+class PlayerRating(models.Model):
+    """A player's skill rating after their latest filed match (see ratings.py): what the
+    rating lists read instead of replaying the league."""
+
+    player = models.OneToOneField(
+        Player,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="rating",
+        verbose_name=_("player"),
+    )
+    mu = models.FloatField(_("mu"))
+    sigma = models.FloatField(_("sigma"))
+    matches = models.PositiveIntegerField(_("rated matches"))
+
+    class Meta:
+        verbose_name = _("rating")
+        verbose_name_plural = _("ratings")
+        constraints = [
+            models.CheckConstraint(condition=Q(sigma__gt=0), name="rating_sigma_positive"),
+            models.CheckConstraint(condition=Q(matches__gte=1), name="rating_has_matches"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id}: {self.mu}±{self.sigma}"
+
+
+class RatingChange(models.Model):
+    """One player's rating before and after one filed match. Undoing a crowning restores the
+    "before" values and replays only the matches filed after it."""
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="rating_changes", verbose_name=_("match")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("player")
+    )
+    # Null before a player's first match: they start from the model's default rating.
+    mu_before = models.FloatField(_("mu before"), null=True)
+    sigma_before = models.FloatField(_("sigma before"), null=True)
+    mu = models.FloatField(_("mu"))
+    sigma = models.FloatField(_("sigma"))
+
+    class Meta:
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
+        constraints = [
+            models.UniqueConstraint(fields=["match", "player"], name="rating_change_once"),
+            models.CheckConstraint(condition=Q(sigma__gt=0), name="rating_change_sigma_positive"),
+            models.CheckConstraint(
+                condition=Q(mu_before__isnull=True, sigma_before__isnull=True)
+                | Q(mu_before__isnull=False, sigma_before__isnull=False),
+                name="rating_change_before_whole",
+            ),
+        ]
+        indexes = [models.Index(fields=["player", "match"], name="rating_change_player_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"

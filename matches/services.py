@@ -15,6 +15,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from . import ratings
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -178,7 +179,9 @@ def _mark_changed(table: Table) -> None:
 def standings_changed() -> None:
     """Move the standings stamp on, so cached standings pages and their ETags are rebuilt.
     Call it (inside the write's transaction) for anything those pages show: a match filed or
-    unfiled, a player renamed or merged, a table launched, renamed, closed or reopened."""
+    unfiled, a player renamed or merged, a table launched, renamed, closed or reopened.
+    The row update also locks the stamp until the transaction ends: writes that must happen
+    league-wide in order (filing with its ratings, seasons) take their turn on it."""
     StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
     StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
 
@@ -318,6 +321,7 @@ def _match_eliminate(
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
         _add_to_standings(table=table, match=match, seats=seats, sign=1)
+        ratings.ratings_file(match=match, mode=table.mode, seats=seats)
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
@@ -385,6 +389,7 @@ def table_undo_last(
             raise RuleError(UNDO_DROPS_ROSTER, number=match.number, next=following.number)
         table.matches.open().update(status=Match.Status.DISCARDED)
         _add_to_standings(table=table, match=match, seats=list(match.seats.all()), sign=-1)
+        ratings.ratings_unfile(match=match)
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None

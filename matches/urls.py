@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import views, views_league
 
 app_name = "matches"
 
@@ -25,6 +25,7 @@ urlpatterns = [
     path("players/<int:player_id>/", views.player_detail, name="player"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
     path("api/standings/", views.api_standings, name="api_standings"),
+    path("api/ratings/", views_league.api_ratings, name="api_ratings"),
     path("rules/", views.rules, name="rules"),
     path("rules/showdown/", views.showdown_page, name="showdown"),
     path("api/showdown/", views.api_showdown, name="api_showdown"),

@@ -1,13 +1,15 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from matches.integrity import integrity_problems
+from matches.ratings import rating_problems
 
 
 class Command(BaseCommand):
     help = "Scan the whole database for broken game rules; exit non-zero if any is found."
 
     def handle(self, *args, **options) -> None:
-        problems = integrity_problems()
+        # Ratings are checked against a replay of every filed match from scratch.
+        problems = integrity_problems() + rating_problems()
         for problem in problems:
             self.stderr.write(problem)
         if problems:
