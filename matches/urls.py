@@ -25,6 +25,7 @@ urlpatterns = [
     path("players/<int:player_id>/", views.player_detail, name="player"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
     path("api/standings/", views.api_standings, name="api_standings"),
+    path("api/players/<int:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
     path("rules/", views.rules, name="rules"),
     path("rules/showdown/", views.showdown_page, name="showdown"),

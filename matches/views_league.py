@@ -1,21 +1,38 @@
 """League-wide reads beyond the standings: skill ratings and head-to-head."""
 
 from django.http import HttpRequest, JsonResponse
+from django.shortcuts import get_object_or_404
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
-from . import ratings, selectors
+from . import caching, head_to_head, ratings
+from .models import Player
 
 
-def _stamp_etag(request: HttpRequest, *args, **kwargs) -> str:
+def _ratings_etag(request: HttpRequest) -> str:
     # Ratings change only with a filing, an undo of one or a rebuild: all change the stamp.
-    return f'"ratings.{selectors.league_stamp()}"'
+    return caching.etag("ratings", caching.standings_stamp(request))
+
+
+def _player_etag(request: HttpRequest, player_id: int) -> str:
+    # A player's totals, rating and head-to-head, and every name shown, move with the stamp.
+    return caching.etag(f"player{player_id}", caching.standings_stamp(request))
 
 
 @require_safe
 @cache_control(no_cache=True)
-@condition(etag_func=_stamp_etag)
+@condition(etag_func=_ratings_etag)
 def api_ratings(request: HttpRequest) -> JsonResponse:
     rows = [row.as_json() for row in ratings.rating_table()]
     payload = {"model": ratings.MODEL_NAME, "rows": rows}
     return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
+
+
+@require_safe
+@cache_control(no_cache=True)
+@condition(etag_func=_player_etag)
+def api_player(request: HttpRequest, player_id: int) -> JsonResponse:
+    player = get_object_or_404(Player, pk=player_id)
+    return JsonResponse(
+        head_to_head.player_api(player=player), json_dumps_params={"ensure_ascii": False}
+    )
