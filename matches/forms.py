@@ -5,9 +5,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.translation import gettext_lazy as _
 
-from . import services, showdown
+from . import seasons, services, showdown
 from .hands import HandError
-from .limits import NAME_MAX_LENGTH, SHOWDOWN_MAX_HANDS, TABLE_NAME_MAX_LENGTH
+from .limits import (
+    NAME_MAX_LENGTH,
+    SEASON_NAME_MAX_LENGTH,
+    SHOWDOWN_MAX_HANDS,
+    TABLE_NAME_MAX_LENGTH,
+)
 from .models import Table
 
 
@@ -271,3 +276,34 @@ class ShowdownForm(forms.Form):
         except HandError as error:
             raise forms.ValidationError(showdown.error_message(error)) from None
         return cleaned
+
+
+class SeasonForm(forms.Form):
+    label_suffix = ""
+
+    name = forms.CharField(
+        label=_("Season name"),
+        max_length=SEASON_NAME_MAX_LENGTH,
+        error_messages={
+            "required": seasons.SEASON_NAME_EMPTY,
+            "max_length": seasons.SEASON_NAME_TOO_LONG,
+        },
+    )
+    first_day = forms.DateField(
+        label=_("First day"),
+        input_formats=["%Y-%m-%d"],
+        widget=forms.DateInput(attrs={"type": "date"}),
+        error_messages={
+            "required": _("Enter the season’s first day."),
+            "invalid": _("Enter dates as YYYY-MM-DD."),
+        },
+    )
+    last_day = forms.DateField(
+        label=_("Last day"),
+        input_formats=["%Y-%m-%d"],
+        widget=forms.DateInput(attrs={"type": "date"}),
+        error_messages={
+            "required": _("Enter the season’s last day."),
+            "invalid": _("Enter dates as YYYY-MM-DD."),
+        },
+    )

@@ -8,10 +8,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from . import scoring
-from .limits import MAX_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
+from .limits import MAX_PLAYERS, NAME_MAX_LENGTH, SEASON_NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
 
 PLAYER_NAME_EMPTY = _("A player name cannot be empty.")
 PLAYER_NAME_TOO_LONG = _("Player names are at most 40 characters: “%(name)s” is too long.")
@@ -456,3 +457,27 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"
+
+
+class Season(models.Model):
+    """A named stretch of days the league's standings can be read over; seasons never
+    overlap (the service refuses it), so each day belongs to at most one."""
+
+    name = models.CharField(_("name"), max_length=SEASON_NAME_MAX_LENGTH)
+    first_day = models.DateField(_("first day"))
+    last_day = models.DateField(_("last day"))
+
+    class Meta:
+        verbose_name = _("season")
+        verbose_name_plural = _("seasons")
+        ordering = ["-first_day", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="season_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(last_day__gte=F("first_day")), name="season_days_in_order"
+            ),
+            models.UniqueConstraint(Lower("name"), name="season_name_unique_ci"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

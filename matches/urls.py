@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_league
+from . import views, views_league, views_seasons
 
 app_name = "matches"
 
@@ -25,6 +25,10 @@ urlpatterns = [
     path("players/<int:player_id>/", views.player_detail, name="player"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
     path("api/standings/", views.api_standings, name="api_standings"),
+    path("seasons/", views_seasons.season_list, name="seasons"),
+    path("seasons/new/", views_seasons.season_new, name="season_new"),
+    path("seasons/<int:season_id>/edit/", views_seasons.season_edit, name="season_edit"),
+    path("seasons/<int:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
     path("api/players/<int:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
     path("rules/", views.rules, name="rules"),

@@ -1,0 +1,120 @@
+"""Seasons: named stretches of days that standings can be read over. Hosts define them; the
+standings page opens on the season covering today, or on all time when none does. A season's
+table is always computed from the daily tallies, so an undo after it ended shows there too."""
+
+import datetime
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .limits import SEASON_NAME_MAX_LENGTH
+from .models import Season
+from .selectors import StandingRow, standings
+from .services import RuleError, standings_changed
+
+SEASON_NAME_EMPTY = _("Give the season a name.")
+SEASON_NAME_TOO_LONG = _("A season name is at most 60 characters.")
+SEASON_NAME_TAKEN = _("There is already a season called “%(name)s”.")
+SEASON_DAYS_REVERSED = _("The last day is before the first day.")
+SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to %(last)s).")
+SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
+NOT_A_HOST = _("Only a host can change seasons; nothing was changed.")
+
+
+def _lock_and_stamp() -> None:
+    # Serialise season writes (the overlap check reads, then writes) and change the
+    # standings stamp: the standings page's default season may have changed.
+    standings_changed()
+
+
+def _check_host(by: AbstractBaseUser) -> None:
+    if not (by.is_authenticated and by.is_active):
+        raise RuleError(NOT_A_HOST)
+
+
+@transaction.atomic
+def season_save(
+    *,
+    season_id: int | None,
+    name: str,
+    first_day: datetime.date,
+    last_day: datetime.date,
+    by: AbstractBaseUser,
+) -> Season:
+    """Create a season (season_id None) or change one; seasons never overlap."""
+    _check_host(by)
+    name = name.strip()
+    if not name:
+        raise RuleError(SEASON_NAME_EMPTY)
+    if len(name) > SEASON_NAME_MAX_LENGTH:
+        raise RuleError(SEASON_NAME_TOO_LONG)
+    if last_day < first_day:
+        raise RuleError(SEASON_DAYS_REVERSED)
+    _lock_and_stamp()
+    if season_id is None:
+        season = Season()
+    else:
+        season = Season.objects.filter(pk=season_id).first()
+        if season is None:
+            raise RuleError(SEASON_NOT_FOUND)
+    others = Season.objects.exclude(pk=season.pk) if season.pk else Season.objects.all()
+    for other in others:  # a league has a handful of seasons
+        if other.name.casefold() == name.casefold():
+            raise RuleError(SEASON_NAME_TAKEN, name=other.name)
+    clash = others.filter(first_day__lte=last_day, last_day__gte=first_day).first()
+    if clash is not None:
+        raise RuleError(
+            SEASON_OVERLAPS,
+            name=clash.name,
+            first=clash.first_day.isoformat(),
+            last=clash.last_day.isoformat(),
+        )
+    season.name, season.first_day, season.last_day = name, first_day, last_day
+    season.save()
+    return season
+
+
+@transaction.atomic
+def season_delete(*, season_id: int, by: AbstractBaseUser) -> None:
+    """Forget a season; no result changes, only the standings' default view."""
+    _check_host(by)
+    _lock_and_stamp()
+    deleted, _ = Season.objects.filter(pk=season_id).delete()
+    if not deleted:
+        raise RuleError(SEASON_NOT_FOUND)
+
+
+def current_season(*, today: datetime.date | None = None) -> Season | None:
+    """The season covering today, if any."""
+    today = today or timezone.localdate()
+    return Season.objects.filter(first_day__lte=today, last_day__gte=today).first()
+
+
+@dataclass(frozen=True)
+class SeasonSummary:
+    season: Season
+    status: str  # "upcoming", "current" or "finished"
+    # Everyone ranked 1st to 3rd (shared ranks included); empty before any filed match.
+    podium: list[StandingRow]
+
+    @property
+    def champions(self) -> list[StandingRow]:
+        return [row for row in self.podium if row.rank == 1]
+
+
+def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummary]:
+    """Every season, latest first, with its podium computed afresh from the daily tallies."""
+    today = today or timezone.localdate()
+    summaries = []
+    for season in Season.objects.all():
+        if season.first_day > today:
+            status, podium = "upcoming", []
+        else:
+            status = "current" if season.last_day >= today else "finished"
+            rows = standings(date_from=season.first_day, date_to=season.last_day)
+            podium = [row for row in rows if row.rank <= 3]
+        summaries.append(SeasonSummary(season=season, status=status, podium=podium))
+    return summaries
