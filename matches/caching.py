@@ -77,20 +77,29 @@ def standings_stamp(request: HttpRequest) -> str:
     return request._standings_stamp
 
 
-def standings_filters(request: HttpRequest, table_id: int | None = None) -> StandingsFilterForm:
+# The standings page (and its cached rows) opens on the season covering today; the JSON and
+# the CSV read all time unless asked.
+DEFAULT_SEASON_KINDS = ("page", "rows")
+
+
+def standings_filters(
+    request: HttpRequest, table_id: int | None = None, *, default_season: bool = False
+) -> StandingsFilterForm:
     """The request's standings filters, validated once: tags, cache keys and the view share
     one form (and its one table lookup)."""
     if not hasattr(request, "_standings_filters"):
         # A table's own standings fix the table; only its id is read (the view 404s a missing one).
         fixed = Table(pk=table_id) if table_id is not None else None
-        request._standings_filters = StandingsFilterForm(request.GET, table=fixed)
+        request._standings_filters = StandingsFilterForm(
+            request.GET, table=fixed, default_season=default_season
+        )
     return request._standings_filters
 
 
-def _filters(request: HttpRequest, table_id: int | None) -> str:
+def _filters(request: HttpRequest, table_id: int | None, kind: str) -> str:
     """The filters as cleaned, so parameters the form ignores (?junk=, their order, blank
     values) share one cache entry and tag instead of pushing real entries out."""
-    form = standings_filters(request, table_id)
+    form = standings_filters(request, table_id, default_season=kind in DEFAULT_SEASON_KINDS)
     if form.is_valid():
         return key(*form.as_json().values())
     # Answered with its errors, never cached: the tag still tells one bad input from another.
@@ -99,8 +108,8 @@ def _filters(request: HttpRequest, table_id: int | None) -> str:
 
 def standings_key(request: HttpRequest, kind: str, table_id: int | None = None) -> str:
     """Standings change only with the stamp (services.standings_changed): key on it, the
-    filters asked for and the language."""
-    filters = _filters(request, table_id)
+    filters asked for (as cleaned: the page's default season included) and the language."""
+    filters = _filters(request, table_id, kind)
     return key(kind, standings_stamp(request), table_id or 0, filters, get_language())
 
 

@@ -13,7 +13,7 @@ from .limits import (
     SHOWDOWN_MAX_HANDS,
     TABLE_NAME_MAX_LENGTH,
 )
-from .models import Table
+from .models import Season, Table
 
 
 class PlayersField(forms.CharField):
@@ -182,7 +182,8 @@ class DateBoxField(forms.DateField):
 
 
 class StandingsFilterForm(forms.Form):
-    """The standings filters, as query parameters a user can share: table, from, to."""
+    """The standings filters, as query parameters a user can share: table, season, from, to
+    and mode."""
 
     label_suffix = ""
     table = forms.ModelChoiceField(
@@ -192,9 +193,24 @@ class StandingsFilterForm(forms.Form):
         empty_label=_("All tables"),
         error_messages={"invalid_choice": _("There is no such table.")},
     )
+    season = forms.ModelChoiceField(
+        label=_("Season"),
+        queryset=Season.objects.all(),
+        required=False,
+        empty_label=_("All time"),
+        error_messages={"invalid_choice": _("There is no such season.")},
+    )
 
-    def __init__(self, *args, table: Table | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, data, *args, table: Table | None = None, default_season: bool = False, **kwargs
+    ) -> None:
+        if default_season and not any(name in data for name in ("season", "from", "to")):
+            # The page opens on the season covering today; all time when none does.
+            current = seasons.current_season()
+            if current is not None:
+                data = data.copy()
+                data["season"] = str(current.pk)
+        super().__init__(data, *args, **kwargs)
         # A table's own standings page is fixed to that table: no table to choose.
         self.fixed_table = table
         if table is not None:
@@ -207,10 +223,20 @@ class StandingsFilterForm(forms.Form):
                 input_formats=DateBoxField.input_formats,
                 error_messages={"invalid": _("Enter dates as YYYY-MM-DD.")},
             )
+        self.fields["mode"] = forms.ChoiceField(
+            label=_("Mode"),
+            choices=[("", _("Both modes")), *Table.Mode.choices],
+            required=False,
+            error_messages={"invalid_choice": _("Choose a mode: ranked or winner takes all.")},
+        )
 
     def clean(self) -> dict:
         cleaned = super().clean()
         start, end = cleaned.get("from"), cleaned.get("to")
+        if cleaned.get("season") and (start or end):
+            raise forms.ValidationError(
+                _("Choose a season or dates, not both (pick “All time” to use dates).")
+            )
         if start and end and start > end:
             raise forms.ValidationError(_("The start date is after the end date."))
         return cleaned
@@ -218,21 +244,47 @@ class StandingsFilterForm(forms.Form):
     def first_error(self) -> str:
         return next(str(e) for errors in self.errors.values() for e in errors)
 
+    def _table(self) -> Table | None:
+        return self.fixed_table or self.cleaned_data.get("table")
+
+    def _days(self) -> tuple:
+        season = self.cleaned_data.get("season")
+        if season is not None:
+            return season.first_day, season.last_day
+        return self.cleaned_data.get("from"), self.cleaned_data.get("to")
+
+    @property
+    def wins_only(self) -> bool:
+        """The standings cover winner-takes-all matches only: they keep no points."""
+        table, mode = self._table(), self.cleaned_data.get("mode")
+        wta = Table.Mode.WINNER_TAKES_ALL
+        return mode == wta or (table is not None and table.mode == wta)
+
+    @property
+    def mixes_modes(self) -> bool:
+        """League-wide standings of both modes, where points alone compare badly."""
+        return self._table() is None and not self.cleaned_data.get("mode")
+
     def selector_kwargs(self) -> dict:
-        table = self.fixed_table or self.cleaned_data.get("table")
+        table = self._table()
+        start, end = self._days()
         return {
             "table_id": table.pk if table else None,
-            "date_from": self.cleaned_data.get("from"),
-            "date_to": self.cleaned_data.get("to"),
+            "date_from": start,
+            "date_to": end,
+            "mode": self.cleaned_data.get("mode") or None,
+            "wins_only": self.wins_only,
         }
 
     def as_json(self) -> dict:
-        table = self.fixed_table or self.cleaned_data.get("table")
-        start, end = self.cleaned_data.get("from"), self.cleaned_data.get("to")
+        table, season = self._table(), self.cleaned_data.get("season")
+        start, end = self._days()
         return {
             "table": table.pk if table else None,
+            "season": season.pk if season else None,
             "from": start.isoformat() if start else None,
             "to": end.isoformat() if end else None,
+            "mode": self.cleaned_data.get("mode") or None,
         }
 
 

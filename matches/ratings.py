@@ -8,8 +8,9 @@ table the winner 1 and everyone else 2, because that mode names only the winner.
 Each filed match keeps every player's rating before and after it (RatingChange), and each
 player their latest one (PlayerRating). Filing appends; undoing a crowning restores the
 "before" values of that match and replays only the later matches that seat a player whose
-rating moved, never the whole league. The league's stamp row serialises these writes, so two
-tables filing at once are rated one after the other, in filing order.
+rating moved, never the whole league. The standings stamp row, which every filing and undo
+changes first, serialises these writes: two tables filing at once are rated one after the
+other, and a match that reaches the ratings after one filed later is rated in its place.
 """
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -60,12 +61,6 @@ def rate_match(
     return {
         player: (team[0].mu, team[0].sigma) for (player, _), team in zip(seats, rated, strict=True)
     }
-
-
-def _lock_league() -> None:
-    """Serialise rating writes league-wide on the stamp row, and change the stamp: cached
-    standings show ratings."""
-    services.standings_changed()
 
 
 def _filed_after(match: Match) -> QuerySet[Match]:
@@ -173,8 +168,8 @@ def _rating_before(player: int, match: Match) -> Rating | None:
 
 
 def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
-    """Rate a match in the transaction that files it. seats: all its seats, places set."""
-    _lock_league()
+    """Rate a match in the transaction that files it, after that transaction changed the
+    standings stamp (which holds the league-wide lock). seats: all its seats, places set."""
     seating = [(s.player_id, s.place) for s in sorted(seats, key=lambda s: s.position)]
     players = [player for player, _ in seating]
     later = _filed_after(match)
@@ -206,8 +201,8 @@ def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
 
 
 def ratings_unfile(*, match: Match) -> None:
-    """Before a filed match is reopened: every rating as if it had never been filed."""
-    _lock_league()
+    """Before a filed match is reopened: every rating as if it had never been filed. Like
+    ratings_file, called after its transaction changed the standings stamp."""
     changes = list(match.rating_changes.all())
     moved = {change.player_id: _before(change) for change in changes}
     RatingChange.objects.filter(pk__in=[change.pk for change in changes]).delete()
@@ -230,7 +225,7 @@ def _replay_all(*, with_changes: bool = False) -> Iterator[tuple[Match, dict, di
 @transaction.atomic
 def ratings_rebuild() -> int:
     """Recompute every rating from scratch; returns the number of rated matches."""
-    _lock_league()
+    services.standings_stamp_bump()  # the league-wide lock; cached standings show ratings
     RatingChange.objects.all().delete()
     PlayerRating.objects.all().delete()
     current: dict[int, tuple[float, float, int]] = {}

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .limits import SEASON_NAME_MAX_LENGTH
-from .models import Season
-from .selectors import StandingRow, standings
+from .models import DailyTally, Season
+from .selectors import SUMS, StandingRow, rank_standings
 from .services import RuleError, standings_changed
 
 SEASON_NAME_EMPTY = _("Give the season a name.")
@@ -106,15 +107,40 @@ class SeasonSummary:
 
 
 def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummary]:
-    """Every season, latest first, with its podium computed afresh from the daily tallies."""
+    """Every season, latest first, with its podium computed afresh from the daily tallies:
+    two queries however many seasons (seasons never overlap, so each day has one)."""
     today = today or timezone.localdate()
+    all_seasons = list(Season.objects.all())
+    started = [season for season in all_seasons if season.first_day <= today]
+    rows: dict[int, list[dict]] = {season.pk: [] for season in started}
+    if started:
+        season_of_day = Case(
+            *[
+                When(day__range=(season.first_day, season.last_day), then=Value(season.pk))
+                for season in started
+            ],
+            default=Value(None),
+            output_field=IntegerField(),
+        )
+        tallies = (
+            DailyTally.objects.filter(
+                day__gte=min(season.first_day for season in started),
+                day__lte=max(season.last_day for season in started),
+            )
+            .annotate(season_id=season_of_day)
+            .filter(season_id__isnull=False)
+            .values("season_id", "player_id", "player__name", "player__key")
+            .annotate(**SUMS)
+            .filter(played_sum__gt=0)
+        )
+        for row in tallies:
+            rows[row["season_id"]].append(row)
     summaries = []
-    for season in Season.objects.all():
+    for season in all_seasons:
         if season.first_day > today:
             status, podium = "upcoming", []
         else:
             status = "current" if season.last_day >= today else "finished"
-            rows = standings(date_from=season.first_day, date_to=season.last_day)
-            podium = [row for row in rows if row.rank <= 3]
+            podium = [row for row in rank_standings(rows[season.pk]) if row.rank <= 3]
         summaries.append(SeasonSummary(season=season, status=status, podium=podium))
     return summaries

@@ -222,12 +222,6 @@ def table_api(*, table: Table) -> dict:
     }
 
 
-def _standing_key(row: dict) -> tuple[int, ...]:
-    return tuple(
-        row[f] for f in ("points_sum", "wins_sum", "seconds_sum", "thirds_sum", "played_sum")
-    )
-
-
 @dataclass(frozen=True)
 class StandingRow:
     rank: int
@@ -285,49 +279,35 @@ def _tally_filter(
     return where
 
 
-def standings(
-    *,
-    table_id: int | None = None,
-    date_from: datetime.date | None = None,
-    date_to: datetime.date | None = None,
-) -> list[StandingRow]:
-    """League standings over filed matches, summed in one aggregate query over the tallies.
+SUMS = {f"{name}_sum": Sum(name) for name in ("played", "wins", "seconds", "thirds", "points")}
 
-    Order: points, wins, 2nds, 3rds, then fewer played; players equal on all five share a
-    rank (1, =2, =2, 4) and are listed by name."""
-    # The all-time totals answer without dates; the daily tallies answer a date range.
-    source = DailyTally if date_from or date_to else AllTimeTotal
-    rows = list(
-        source.objects.filter(_tally_filter(table_id, date_from, date_to))
-        .values("player_id", "player__name")
-        .annotate(
-            played_sum=Sum("played"),
-            wins_sum=Sum("wins"),
-            seconds_sum=Sum("seconds"),
-            thirds_sum=Sum("thirds"),
-            points_sum=Sum("points"),
-        )
-        .filter(played_sum__gt=0)
-        .order_by(
-            "-points_sum",
-            "-wins_sum",
-            "-seconds_sum",
-            "-thirds_sum",
-            "played_sum",
-            "player__key",
-        )
+
+def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
+    # More is better except matches played: fewer is the last tie-break.
+    if wins_only:
+        return (-row["wins_sum"], row["played_sum"])
+    return (
+        -row["points_sum"],
+        -row["wins_sum"],
+        -row["seconds_sum"],
+        -row["thirds_sum"],
+        row["played_sum"],
     )
-    # Ranks over the player rows (a few hundred at most), not over matches.
+
+
+def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[StandingRow]:
+    """Player rows (name, key and SUMS) in standings order with their ranks: players equal
+    on every step share a rank (1, =2, =2, 4) and are listed by name."""
+    rows = sorted(rows, key=lambda r: (_order_key(r, wins_only), r["player__key"], r["player_id"]))
     result: list[StandingRow] = []
     for index, row in enumerate(rows):
-        tied_above = index > 0 and _standing_key(rows[index - 1]) == _standing_key(row)
-        tied_below = index + 1 < len(rows) and _standing_key(rows[index + 1]) == _standing_key(row)
-        rank = result[-1].rank if tied_above else index + 1
-        shared = tied_above or tied_below
+        key = _order_key(row, wins_only)
+        tied_above = index > 0 and _order_key(rows[index - 1], wins_only) == key
+        tied_below = index + 1 < len(rows) and _order_key(rows[index + 1], wins_only) == key
         result.append(
             StandingRow(
-                rank=rank,
-                shared=shared,
+                rank=result[-1].rank if tied_above else index + 1,
+                shared=tied_above or tied_below,
                 player_id=row["player_id"],
                 player=row["player__name"],
                 played=row["played_sum"],
@@ -338,6 +318,33 @@ def standings(
             )
         )
     return result
+
+
+def standings(
+    *,
+    table_id: int | None = None,
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+    mode: str | None = None,
+    wins_only: bool = False,
+) -> list[StandingRow]:
+    """League standings over filed matches, summed in one aggregate query over the tallies.
+
+    Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
+    matches only (wins_only) rank by wins, then fewer played: that mode keeps no points."""
+    # The all-time totals answer without dates; the daily tallies answer a date range.
+    source = DailyTally if date_from or date_to else AllTimeTotal
+    where = _tally_filter(table_id, date_from, date_to)
+    if mode:
+        where &= Q(table__mode=mode)
+    rows = (
+        source.objects.filter(where)
+        .values("player_id", "player__name", "player__key")
+        .annotate(**SUMS)
+        .filter(played_sum__gt=0)
+    )
+    # Ranks over the player rows (a few hundred at most), not over matches.
+    return rank_standings(list(rows), wins_only=wins_only)
 
 
 @dataclass(frozen=True)

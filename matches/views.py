@@ -16,7 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, charts, feedback, qr, selectors, services, showdown, tonight
+from . import caching, charts, feedback, qr, ratings, selectors, services, showdown, tonight
 from .access import host_required
 from .exports import TABLE_RESULTS_HEADER, csv_response, table_result_row
 from .forms import (
@@ -269,14 +269,17 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
     """The standings' rows, rendered from their partial once per change of the standings:
     a league has hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
-    return caching.cached(
-        caching.standings_key(request, "rows", table_id),
-        lambda: render_to_string(
-            "matches/standings.html#rows",
-            # One reverse() for the player links instead of one per row (see make bench).
-            {"rows": selectors.standings(**form.selector_kwargs()), "players_url": players_url},
-        ),
-    )
+
+    def build() -> str:
+        rated = {row.player_id: row for row in ratings.rating_table()}
+        rows = [
+            (row, rated.get(row.player_id)) for row in selectors.standings(**form.selector_kwargs())
+        ]
+        # One reverse() for the player links instead of one per row (see make bench).
+        context = {"rows": rows, "wins_only": form.wins_only, "players_url": players_url}
+        return render_to_string("matches/standings.html#rows", context)
+
+    return caching.cached(caching.standings_key(request, "rows", table_id), build)
 
 
 @require_safe
@@ -285,10 +288,13 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
 @condition(etag_func=caching.standings_etag)
 def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
     table = _table_or_404(table_id) if table_id is not None else None
-    form = caching.standings_filters(request, table_id)
+    form = caching.standings_filters(request, table_id, default_season=True)
+    if table is not None:
+        form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
     rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
     context = {"form": form, "rows_html": rows_html, "table": table}
-    context["query"] = request.GET.urlencode()
+    # The exports' links carry the filters shown, the default season included.
+    context["query"] = form.data.urlencode()
     status = 200 if form.is_valid() else 400
     return render(request, "matches/standings.html", context, status=status)
 

@@ -7,10 +7,10 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from . import seasons
+from .access import host_required
 from .forms import SeasonForm
 from .models import Season
 from .services import RuleError
-from .views import host_required
 
 SEASON_SAVED = _("Season “%(name)s” saved.")
 SEASON_DELETED = _("Season “%(name)s” deleted. No result changed.")

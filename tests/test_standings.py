@@ -125,7 +125,9 @@ class TestFilters:
         data = client.get(
             reverse("matches:api_standings"), {"table": table.pk, "from": today, "to": today}
         ).json()
-        assert data["filters"] == {"table": table.pk, "from": today, "to": today}
+        assert data["filters"] == {
+            "table": table.pk, "season": None, "from": today, "to": today, "mode": None
+        }  # fmt: skip
         assert data["rows"][0] == {
             "rank": 1, "shared": False, "player": "Ann", "played": 1,
             "wins": 1, "seconds": 0, "thirds": 0, "points": 3,
@@ -166,11 +168,12 @@ class TestQueryCounts:
         # The first-host check, the league stamp, the filter's table lookup, the aggregate.
         with django_assert_num_queries(4):
             client.get(reverse("matches:api_standings"), {"table": table.pk})
-        # The first-host check, the stamp, the aggregate, the table choices of the filter.
-        with django_assert_num_queries(4):
+        # The first-host check, the season covering today, the stamp, the aggregate, the
+        # ratings, the table and season choices of the filter.
+        with django_assert_num_queries(7):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
-        with django_assert_num_queries(3):
+        with django_assert_num_queries(5):
             again = client.get(reverse("matches:standings")).content.decode()
         rows = re.compile(r"<tbody>.*</tbody>", re.S)
         assert rows.search(again).group() == rows.search(page.content.decode()).group()

@@ -622,8 +622,10 @@ TAP_QUERIES = 18
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
 # the match to the day's tally and the season total (4), looks up the first dealer a discarded
 # match of that number had (1), opens the next match and seats; the board then reads the
-# result card's seats (1) and, for the host's undo label, the filed match's seating (1).
-CROWNING_QUERIES = 31
+# result card's seats (1) and, for the host's undo label, the filed match's seating (1); the
+# crowning also rates the match (is any match filed later, the players' ratings, their rating
+# changes, their new ratings: 4).
+CROWNING_QUERIES = 35
 # Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
 # totals.
 HOST_PAGE_QUERIES = 9
