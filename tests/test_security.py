@@ -12,7 +12,7 @@ from django.urls import URLPattern, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import Match, Player, Season, Seat, Table, Tap
 from tests.factories import make_host, make_table, open_match, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def counts():
-    return tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player))
+    return tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, Season))
 
 
 def app_routes() -> list[URLPattern]:
@@ -37,6 +37,8 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["number"] = 1
     if "player_id" in pattern.pattern.converters:
         kwargs["player_id"] = Player.objects.first().pk
+    if "season_id" in pattern.pattern.converters:
+        kwargs["season_id"] = Season.objects.first().pk
     return reverse(f"matches:{pattern.name}", kwargs=kwargs)
 
 
@@ -118,6 +120,7 @@ class TestLoginThrottle:
 class TestOnlyHostsWrite:
     def test_every_app_url_refuses_anonymous_posts(self, host, client):
         table = make_table()
+        Season.objects.create(name="Winter", first_day="2026-12-01", last_day="2027-02-28")
         tap(table, "Ben")
         before, version = counts(), Table.objects.get().version
         walked = []
