@@ -1,84 +1,192 @@
-"""Server-rendered SVG charts: plain coordinates for the templates, no chart library."""
+"""Server-rendered SVG charts: plain coordinates and labels for the templates, no chart
+library. The player chart has two panels over the same x axis (the player's matches, oldest
+left): the rating with its uncertainty band, and the place of each match."""
 
+import math
 from dataclasses import dataclass
 
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from .scoring import shown_place
-from .selectors import PlayerHistory
+from . import scoring
+from .players import Finish, PlayerProfile
+from .ratings import MODEL, shown_rating
 
-WIDTH, HEIGHT, PAD = 640, 220, 36
+WIDTH = 720
+LEFT, RIGHT = 72, 16  # room for the y labels
+RATING_TOP, RATING_BOTTOM = 40, 220
+PLACES_TOP, PLACES_BOTTOM = 270, 400
+AXIS_LABEL_Y = 440
+HEIGHT = 460
 
 
 @dataclass(frozen=True)
-class Chart:
+class Tick:
+    at: float  # pixel position along its axis
+    label: str
+
+
+@dataclass(frozen=True)
+class Dot:
+    x: float
+    y: float
+    kind: str  # "win", "place" (a ranked place below 1st) or "out" (winner takes all)
+    label: str  # read by screen readers and shown on hover
+
+
+@dataclass(frozen=True)
+class PlayerChart:
     width: int
     height: int
-    points_line: str  # polyline points for cumulative points
-    points_max: int
-    place_dots: list[tuple[float, float, int]]  # x, y, place
-    max_place: int
+    left: int
+    right: int
+    rating_top: int
+    rating_bottom: int
+    places_top: int
+    places_bottom: int
+    axis_label_y: int
+    rating_line: str  # polyline points: the rating shown after each match
+    rating_band: str  # polygon points: the rating's uncertainty, mu ± 3 sigma
+    rating_marks: list[tuple[float, float]]
+    rating_ticks: list[Tick]
+    place_ticks: list[Tick]
+    x_ticks: list[Tick]
+    dots: list[Dot]
     summary: str  # the text alternative
 
 
-def _x(index: int, count: int) -> float:
-    span = WIDTH - 2 * PAD
-    return PAD + (span * index / (count - 1) if count > 1 else span / 2)
+def _nice_step(span: float, count: int = 5) -> float:
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    return next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
 
 
-def player_chart(history: PlayerHistory) -> Chart | None:
-    """Cumulative points by day and finishing places of the latest matches, oldest first."""
-    if not history.matches:
-        return None
-    days = history.points_by_day
-    top = max((points for _, points in days), default=0) or 1
-    inner = HEIGHT - 2 * PAD
-    line = " ".join(
-        f"{_x(i, len(days)):.1f},{HEIGHT - PAD - inner * points / top:.1f}"
-        for i, (_, points) in enumerate(days)
+def _x_positions(count: int) -> list[float]:
+    inner = WIDTH - LEFT - RIGHT
+    if count == 1:
+        return [LEFT + inner / 2]
+    return [LEFT + inner * i / (count - 1) for i in range(count)]
+
+
+def _x_ticks(finishes: list[Finish], xs: list[float]) -> list[Tick]:
+    step = max(1, math.ceil(len(finishes) / 6))
+    chosen = sorted({*range(0, len(finishes), step), len(finishes) - 1})
+    return [Tick(at=xs[i], label=str(finishes[i].number)) for i in chosen]
+
+
+def _rating_panel(finishes: list[Finish], xs: list[float]):
+    shown = [shown_rating(f.mu, f.sigma) for f in finishes]
+    # The band is mu ± 3 sigma on the same friendly scale; its lower edge is the rating.
+    upper = [shown_rating(f.mu + 6 * f.sigma, f.sigma) for f in finishes]
+    low, high = min(shown), max(upper)
+    step = _nice_step(max(high - low, 40))
+    bottom, top = math.floor(low / step) * step, math.ceil(high / step) * step
+
+    def y(value: float) -> float:
+        return RATING_BOTTOM - (RATING_BOTTOM - RATING_TOP) * (value - bottom) / (top - bottom)
+
+    line = " ".join(f"{x:.1f},{y(v):.1f}" for x, v in zip(xs, shown, strict=True))
+    if len(xs) == 1:  # one match: a short band so it still shows
+        xs_band = [xs[0] - 6, xs[0] + 6]
+        shown, upper = shown * 2, upper * 2
+    else:
+        xs_band = xs
+    band = " ".join(
+        [f"{x:.1f},{y(v):.1f}" for x, v in zip(xs_band, upper, strict=True)]
+        + [f"{x:.1f},{y(v):.1f}" for x, v in reversed(list(zip(xs_band, shown, strict=True)))]
     )
-    # Places that a table names: every place at a ranked table, only wins at the others.
-    shown = [
-        seat
-        for seat in reversed(history.matches)
-        if shown_place(seat.match.table.mode, seat.place) is not None
+    marks = [(x, y(v)) for x, v in zip(xs, shown[: len(xs)], strict=True)]
+    ticks = []
+    value = bottom
+    while value <= top:
+        ticks.append(Tick(at=y(value), label=str(int(value))))
+        value += step
+    return line, band, marks, ticks
+
+
+def _places_panel(finishes: list[Finish], xs: list[float]):
+    deepest = max((f.place for f in finishes if scoring.is_ranked(f.mode)), default=1)
+    any_out = any(f.shown_place is None for f in finishes)
+    rows = deepest + int(any_out)  # an "out" row below the places when needed
+
+    def y(row: int) -> float:
+        if rows == 1:
+            return (PLACES_TOP + PLACES_BOTTOM) / 2
+        return PLACES_TOP + (PLACES_BOTTOM - PLACES_TOP) * (row - 1) / (rows - 1)
+
+    ticks = [
+        Tick(at=y(place), label=scoring.place_label(scoring.RANKED, place))
+        for place in range(1, deepest + 1)
     ]
-    max_place = max((seat.place for seat in shown), default=1)
-    dots = [
-        (
-            _x(i, len(shown)),
-            PAD + (inner * (seat.place - 1) / (max_place - 1) if max_place > 1 else 0),
-            seat.place,
-        )
-        for i, seat in enumerate(shown)
-    ]
-    wins = sum(1 for seat in shown if seat.place == 1)
-    summary = " ".join(
+    if any_out:
+        ticks.append(Tick(at=y(rows), label=_("out")))
+    dots = []
+    for x, finish in zip(xs, finishes, strict=True):
+        place = finish.shown_place
+        kind = "win" if place == 1 else "place" if place else "out"
+        label = _("Match %(number)s, %(day)s: %(result)s") % {
+            "number": finish.number,
+            "day": date_format(finish.filed_at, "SHORT_DATE_FORMAT"),
+            "result": scoring.place_label(finish.mode, finish.place),
+        }
+        dots.append(Dot(x=x, y=y(place or rows), kind=kind, label=label))
+    return ticks, dots
+
+
+def _summary(finishes: list[Finish]) -> str:
+    first, last = finishes[0], finishes[-1]
+    wins = sum(1 for f in finishes if f.place == 1)
+    return " ".join(
         [
             ngettext(
-                "Cumulative points rose to %(points)s over %(days)s day.",
-                "Cumulative points rose to %(points)s over %(days)s days.",
-                len(days),
+                "The chart shows %(count)s match, number %(first)s.",
+                "The chart shows %(count)s matches, numbers %(first)s to %(last)s.",
+                len(finishes),
             )
-            % {"points": days[-1][1] if days else 0, "days": len(days)},
-            _(
-                "Of the latest %(count)s placed finishes, %(wins)s were wins; best place %(best)s, worst %(worst)s."
-            )
+            % {"count": len(finishes), "first": first.number, "last": last.number},
+            _("The rating went from %(start)s to %(end)s.")
             % {
-                "count": len(shown),
-                "wins": wins,
-                "best": min((s.place for s in shown), default="–"),
-                "worst": max_place if shown else "–",
+                "start": shown_rating(*_before_first(first)),
+                "end": shown_rating(last.mu, last.sigma),
             },
+            ngettext("%(wins)s of them was a win.", "%(wins)s of them were wins.", wins)
+            % {"wins": wins},
         ]
     )
-    return Chart(
+
+
+def _before_first(first: Finish) -> tuple[float, float]:
+    # A chart that starts at the first match starts from the newcomer's rating.
+    if first.number == 1:
+        return MODEL.mu, MODEL.sigma
+    return first.mu, first.sigma
+
+
+def player_chart(profile: PlayerProfile) -> PlayerChart | None:
+    """The latest matches' ratings and places, oldest left; None before any filed match."""
+    finishes = profile.chart
+    if not finishes:
+        return None
+    xs = _x_positions(len(finishes))
+    line, band, marks, rating_ticks = _rating_panel(finishes, xs)
+    place_ticks, dots = _places_panel(finishes, xs)
+    return PlayerChart(
         width=WIDTH,
         height=HEIGHT,
-        points_line=line,
-        points_max=top,
-        place_dots=dots,
-        max_place=max_place,
-        summary=summary,
+        left=LEFT,
+        right=WIDTH - RIGHT,
+        rating_top=RATING_TOP,
+        rating_bottom=RATING_BOTTOM,
+        places_top=PLACES_TOP,
+        places_bottom=PLACES_BOTTOM,
+        axis_label_y=AXIS_LABEL_Y,
+        rating_line=line,
+        rating_band=band,
+        rating_marks=marks,
+        rating_ticks=rating_ticks,
+        place_ticks=place_ticks,
+        x_ticks=_x_ticks(finishes, xs),
+        dots=dots,
+        summary=_summary(finishes),
     )

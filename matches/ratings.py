@@ -225,7 +225,7 @@ def _replay_all(*, with_changes: bool = False) -> Iterator[tuple[Match, dict, di
 @transaction.atomic
 def ratings_rebuild() -> int:
     """Recompute every rating from scratch; returns the number of rated matches."""
-    services.standings_stamp_bump()  # the league-wide lock; cached standings show ratings
+    services.standings_changed()  # the league-wide lock; cached standings show ratings
     RatingChange.objects.all().delete()
     PlayerRating.objects.all().delete()
     current: dict[int, tuple[float, float, int]] = {}

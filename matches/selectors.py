@@ -9,7 +9,7 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
 from . import tonight
-from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from .models import AllTimeTotal, DailyTally, Match, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
@@ -345,55 +345,6 @@ def standings(
     )
     # Ranks over the player rows (a few hundred at most), not over matches.
     return rank_standings(list(rows), wins_only=wins_only)
-
-
-@dataclass(frozen=True)
-class PlayerHistory:
-    player: Player
-    totals: StandingRow | None
-    matches: list[Seat]
-    total_matches: int
-    # (day, cumulative points) for the chart.
-    points_by_day: list[tuple[datetime.date, int]]
-
-
-PLAYER_PAGE_MATCHES = 100
-
-
-def player_history(*, player: Player) -> PlayerHistory:
-    """A player's filed matches (newest first, the latest 100), totals and points over time."""
-    seats = (
-        Seat.objects.filter(player=player, match__status=Match.Status.FILED)
-        .select_related("match__table")
-        .order_by("-match__filed_at", "-match_id")
-    )
-    totals = AllTimeTotal.objects.filter(player=player).aggregate(
-        played=Sum("played"),
-        wins=Sum("wins"),
-        seconds=Sum("seconds"),
-        thirds=Sum("thirds"),
-        points=Sum("points"),
-    )
-    daily = (
-        DailyTally.objects.filter(player=player)
-        .values("day")
-        .annotate(points=Sum("points"))
-        .order_by("day")
-    )
-    running, cumulative = 0, []
-    for row in daily:  # one row per day played, not per match
-        running += row["points"]
-        cumulative.append((row["day"], running))
-    row = None
-    if totals["played"]:
-        row = StandingRow(rank=0, shared=False, player_id=player.pk, player=player.name, **totals)
-    return PlayerHistory(
-        player=player,
-        totals=row,
-        matches=list(seats[:PLAYER_PAGE_MATCHES]),
-        total_matches=totals["played"] or 0,
-        points_by_day=cumulative,
-    )
 
 
 def table_results(*, table: Table):

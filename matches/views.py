@@ -16,7 +16,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, charts, feedback, qr, ratings, selectors, services, showdown, tonight
+from . import caching, feedback, qr, ratings, selectors, services, showdown, tonight
 from .access import host_required
 from .exports import TABLE_RESULTS_HEADER, csv_response, table_result_row
 from .forms import (
@@ -29,7 +29,7 @@ from .forms import (
     TapForm,
     UndoForm,
 )
-from .models import Player, Table
+from .models import Table
 
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
@@ -331,14 +331,6 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
     seats = selectors.table_results(table=table).iterator(chunk_size=2000)
     rows = (table_result_row(table, seat) for seat in seats)
     return csv_response(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
-
-
-@require_safe
-def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
-    player = get_object_or_404(Player, pk=player_id)
-    history = selectors.player_history(player=player)
-    context = {"history": history, "player": player, "chart": charts.player_chart(history)}
-    return render(request, "matches/player.html", context)
 
 
 @require_safe

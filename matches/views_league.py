@@ -1,11 +1,11 @@
-"""League-wide reads beyond the standings: skill ratings and head-to-head."""
+"""League-wide reads beyond the standings: skill ratings, head-to-head and player pages."""
 
-from django.http import HttpRequest, JsonResponse
-from django.shortcuts import get_object_or_404
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
-from . import caching, head_to_head, ratings
+from . import caching, charts, head_to_head, players, ratings
 from .models import Player
 
 
@@ -36,3 +36,16 @@ def api_player(request: HttpRequest, player_id: int) -> JsonResponse:
     return JsonResponse(
         head_to_head.player_api(player=player), json_dumps_params={"ensure_ascii": False}
     )
+
+
+@require_safe
+def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
+    player = get_object_or_404(Player, pk=player_id)
+    profile = players.player_profile(player=player, page=request.GET.get("page"))
+    context = {
+        "player": player,
+        "profile": profile,
+        "summary": players.describe(profile),
+        "chart": charts.player_chart(profile),
+    }
+    return render(request, "matches/player.html", context)

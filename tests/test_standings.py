@@ -349,7 +349,7 @@ class TestPlayerPage:
         ann = Player.objects.get(name="Ann")
         html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
         assert '<svg role="img" aria-labelledby="chart-title chart-desc"' in html
-        assert '<desc id="chart-desc">Cumulative points rose to 4 over 1 day.' in html
+        assert '<desc id="chart-desc">The chart shows 2 matches, numbers 1 to 2.' in html
         assert html.count('class="place-dot') == 2
         assert re.search(r"<dt>Points</dt><dd>4</dd>", html)
         assert re.search(r"<td>3rd</td>\s*<td>1</td>", html) and re.search(

@@ -1,0 +1,245 @@
+"""The player page's reads: totals by mode, rating, head-to-head, streaks, best night, the
+chart's latest matches and one page of match history. A fixed number of queries, however
+long the player's career."""
+
+import datetime
+from dataclasses import dataclass
+
+from django.contrib.humanize.templatetags.humanize import ordinal
+from django.core.paginator import Page, Paginator
+from django.db.models import Sum
+from django.utils.formats import date_format, number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from . import scoring
+from .head_to_head import Rival, conqueror, favourite_victim, head_to_head
+from .models import AllTimeTotal, DailyTally, Match, Player, RatingChange, Seat
+from .ratings import RatingRow, rating_table
+
+CHART_MATCHES = 100
+HISTORY_PER_PAGE = 25
+
+
+@dataclass(frozen=True)
+class Finish:
+    """One filed match of the player's, numbered from their first."""
+
+    number: int
+    match_id: int
+    filed_at: datetime.datetime
+    mode: str
+    place: int
+    mu: float | None = None
+    sigma: float | None = None
+
+    @property
+    def shown_place(self) -> int | None:
+        return scoring.shown_place(self.mode, self.place)
+
+
+@dataclass(frozen=True)
+class Night:
+    day: datetime.date
+    played: int
+    wins: int
+    points: int
+
+
+@dataclass(frozen=True)
+class PlayerProfile:
+    player: Player
+    played: int
+    wins: int
+    seconds: int
+    thirds: int
+    points: int
+    ranked_played: int
+    wta_played: int
+    best_ranked_place: int | None
+    rating: RatingRow | None
+    rated_players: int
+    rivals: list[Rival]
+    conqueror: Rival | None
+    victim: Rival | None
+    longest_run: int
+    best_night: Night | None
+    chart: list[Finish]  # the latest CHART_MATCHES, oldest first, with ratings after each
+    history: Page  # newest first
+
+    @property
+    def win_percent(self) -> float:
+        return 100 * self.wins / self.played if self.played else 0.0
+
+
+def _longest_run(places: list[int]) -> int:
+    longest = run = 0
+    for place in places:
+        run = run + 1 if place == 1 else 0
+        longest = max(longest, run)
+    return longest
+
+
+def _best_night(player: Player) -> Night | None:
+    """The day with most wins; then most points, fewer matches, the latest."""
+    days = (
+        DailyTally.objects.filter(player=player)
+        .values("day")
+        .annotate(played=Sum("played"), wins=Sum("wins"), points=Sum("points"))
+        .filter(played__gt=0)
+    )
+    best = max(
+        days,
+        key=lambda d: (d["wins"], d["points"], -d["played"], d["day"]),
+        default=None,
+    )
+    return Night(**best) if best and best["wins"] else None
+
+
+def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfile:
+    """Everything the player page shows."""
+    by_mode = {
+        row["table__mode"]: row
+        for row in AllTimeTotal.objects.filter(player=player)
+        .values("table__mode")
+        .annotate(**{name: Sum(name) for name in scoring.COUNT_FIELDS})
+    }
+    totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
+    career = [
+        Finish(number=n, match_id=m, filed_at=at, mode=mode, place=place)
+        for n, (m, at, mode, place) in enumerate(
+            Seat.objects.filter(player=player, match__status=Match.Status.FILED)
+            .order_by("match__filed_at", "match_id")
+            .values_list("match_id", "match__filed_at", "match__table__mode", "place"),
+            1,
+        )
+    ]
+    latest = career[-CHART_MATCHES:]
+    after = {
+        match: (mu, sigma)
+        for match, mu, sigma in RatingChange.objects.filter(
+            player=player, match_id__in=[f.match_id for f in latest]
+        ).values_list("match_id", "mu", "sigma")
+    }
+    chart = [
+        Finish(**{**f.__dict__, "mu": after[f.match_id][0], "sigma": after[f.match_id][1]})
+        for f in latest
+        if f.match_id in after
+    ]
+    ranked_places = [f.place for f in career if scoring.is_ranked(f.mode)]
+    ratings = rating_table()
+    rivals = head_to_head(player=player)
+    seats = (
+        Seat.objects.filter(player=player, match__status=Match.Status.FILED)
+        .select_related("match__table")
+        .order_by("-match__filed_at", "-match_id")
+    )
+    return PlayerProfile(
+        player=player,
+        **totals,
+        ranked_played=by_mode.get(scoring.RANKED, {}).get("played", 0),
+        wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
+        best_ranked_place=min(ranked_places, default=None),
+        rating=next((row for row in ratings if row.player_id == player.pk), None),
+        rated_players=len(ratings),
+        rivals=rivals,
+        conqueror=conqueror(rivals),
+        victim=favourite_victim(rivals),
+        longest_run=_longest_run([f.place for f in career]),
+        best_night=_best_night(player),
+        chart=chart,
+        history=Paginator(seats, HISTORY_PER_PAGE).get_page(page),
+    )
+
+
+def describe(profile: PlayerProfile) -> list[str]:
+    """The player's record in plain words, one sentence each: the page's summary, and the
+    same for every kind of player (none yet, one mode only, both)."""
+    name = profile.player.name
+    if not profile.played:
+        return [_("%(name)s has no filed matches yet.") % {"name": name}]
+    counts = {"name": name, "played": profile.played, "wins": profile.wins}
+    sentences = [
+        ngettext(
+            "%(name)s has played %(played)s filed match and won %(wins)s of them (%(percent)s%%).",
+            "%(name)s has played %(played)s filed matches and won %(wins)s of them (%(percent)s%%).",
+            profile.played,
+        )
+        % {**counts, "percent": number_format(profile.win_percent, 1)}
+    ]
+    if profile.ranked_played and profile.wta_played:
+        sentences.append(
+            _("%(ranked)s at ranked tables and %(wta)s at winner-takes-all tables.")
+            % {"ranked": profile.ranked_played, "wta": profile.wta_played}
+        )
+    elif profile.wta_played:
+        sentences.append(
+            _(
+                "All at winner-takes-all tables, where only the winner is named and no points are kept."
+            )
+        )
+    if profile.ranked_played:
+        sentences.append(
+            ngettext(
+                "At ranked tables: %(points)s point, best place %(best)s.",
+                "At ranked tables: %(points)s points, best place %(best)s.",
+                profile.points,
+            )
+            % {
+                "points": profile.points,
+                "best": scoring.place_label(scoring.RANKED, profile.best_ranked_place),
+            }
+        )
+    if profile.rating is not None:
+        rating = profile.rating
+        template = (
+            _(
+                "Rating %(rating)s, %(rank)s of %(count)s rated players (provisional until 5 matches)."
+            )
+            if rating.provisional
+            else _("Rating %(rating)s, %(rank)s of %(count)s rated players.")
+        )
+        sentences.append(
+            template
+            % {"rating": rating.shown, "rank": ordinal(rating.rank), "count": profile.rated_players}
+        )
+    if profile.longest_run:
+        sentences.append(
+            ngettext(
+                "Longest winning run: %(count)s match.",
+                "Longest winning run: %(count)s matches in a row.",
+                profile.longest_run,
+            )
+            % {"count": profile.longest_run}
+        )
+    else:
+        sentences.append(_("No win yet."))
+    if profile.best_night is not None:
+        night = profile.best_night
+        sentences.append(
+            ngettext(
+                "Best night: %(day)s, %(wins)s won of %(played)s match.",
+                "Best night: %(day)s, %(wins)s won of %(played)s matches.",
+                night.played,
+            )
+            % {"day": date_format(night.day), "wins": night.wins, "played": night.played}
+        )
+    if profile.conqueror is not None:
+        sentences.append(
+            ngettext(
+                "Most often finished behind %(name)s (%(count)s time).",
+                "Most often finished behind %(name)s (%(count)s times).",
+                profile.conqueror.behind,
+            )
+            % {"name": profile.conqueror.opponent, "count": profile.conqueror.behind}
+        )
+    if profile.victim is not None:
+        sentences.append(
+            ngettext(
+                "Favourite victim: %(name)s (finished ahead %(count)s time).",
+                "Favourite victim: %(name)s (finished ahead %(count)s times).",
+                profile.victim.ahead,
+            )
+            % {"name": profile.victim.opponent, "count": profile.victim.ahead}
+        )
+    return sentences

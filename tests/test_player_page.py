@@ -1,0 +1,183 @@
+"""The player page: a plain-words summary for every kind of player, the SVG chart's labelled
+axes, legend and text alternative, head-to-head, streaks, best night and paginated history."""
+
+import datetime
+import re
+from unittest import mock
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from matches.models import Player
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+
+
+def crown(table, order, day: datetime.date | None = None):
+    """Tap players out in this order (the last one left wins), filed on that day at noon."""
+    when = timezone.now()
+    if day is not None:
+        when = timezone.make_aware(datetime.datetime.combine(day, datetime.time(12)))
+    with mock.patch.object(timezone, "now", return_value=when):
+        for name in order:
+            tap(table, name)
+
+
+def page(client, name: str, **params) -> str:
+    player = Player.objects.get(name=name)
+    return client.get(reverse("matches:player", args=[player.pk]), params).content.decode()
+
+
+def summary(html: str) -> list[str]:
+    block = re.search(r'<div class="player-summary">(.*?)</div>', html, re.S).group(1)
+    return re.findall(r"<p>(.*?)</p>", block)
+
+
+class TestChart:
+    def test_labelled_axes_ticks_legend_and_text_alternative(self, host, client):
+        ranked = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        crown(ranked, ["Cy", "Ben"])  # Ann 1st
+        crown(ranked, ["Ann", "Ben"])  # Ann 3rd
+        wta = make_table(host=host, players=["Ann", "Ben", "Dee"], mode="winner_takes_all")
+        crown(wta, ["Ann", "Ben"])  # Ann out
+        html = page(client, "Ann")
+        svg = re.search(r"<svg .*?</svg>", html, re.S).group()
+        assert 'role="img" aria-labelledby="chart-title chart-desc"' in svg
+        assert '<title id="chart-title">Rating and finishing place, match by match</title>' in svg
+        assert re.search(
+            r'<desc id="chart-desc">The chart shows 3 matches, numbers 1 to 3\. '
+            r"The rating went from 1000 to \d+\. 1 of them was a win\.</desc>",
+            svg,
+        )
+        for label in [
+            "Rating (line) and its uncertainty (band)",
+            "Finishing place",
+            "Match number in the player’s career (oldest left)",
+        ]:
+            assert f">{label}</text>" in svg
+        place_ticks = re.findall(
+            r'class="tick-label"[^>]*dominant-baseline="middle">([^<]*[a-z][^<]*)</text>', svg
+        )
+        assert place_ticks == ["1st", "2nd", "3rd", "out"]
+        x_ticks = re.findall(r'class="tick-label"[^>]*text-anchor="middle">(\d+)</text>', svg)
+        assert x_ticks == ["1", "2", "3"]
+        assert re.findall(r'class="tick-label"[^>]*>(\d{3,4})</text>', svg)  # rating ticks
+        dots = re.findall(r'class="place-dot place-(\w+)".*?<title>([^<]+)</title>', svg)
+        assert [kind for kind, _ in dots] == ["win", "place", "out"]
+        assert dots[1][1].endswith(": 3rd") and dots[2][1].endswith(": out")
+        assert (
+            len(
+                re.findall(
+                    r"\d+\.\d,\d+\.\d", re.search(r'rating-line" points="([^"]+)"', svg).group(1)
+                )
+            )
+            == 3
+        )
+        for key in ["Rating after each match", "Win", "Place at a ranked table",
+                    "Out at a winner-takes-all table"]:  # fmt: skip
+            assert f"</span> {key}</li>" in html
+
+    def test_one_match_still_draws_a_band_and_a_mark(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"], mode="winner_takes_all")
+        crown(table, ["Ben", "Cy"])
+        svg = re.search(r"<svg .*?</svg>", page(client, "Ann"), re.S).group()
+        band = re.search(r'rating-band" points="([^"]+)"', svg).group(1).split()
+        assert len(band) == 4 and len({point.split(",")[0] for point in band}) == 2
+        assert svg.count('class="rating-mark"') == 1
+        # Winner takes all names only the winner: the places axis has 1st only.
+        assert re.findall(r'dominant-baseline="middle">([^<]*[a-z][^<]*)</text>', svg) == ["1st"]
+
+    def test_no_chart_before_a_filed_match(self, host, client):
+        make_table(host=host, players=["Ann", "Ben", "Cy"])
+        html = page(client, "Ann")
+        assert "<svg" not in html
+        assert summary(html) == ["Ann has no filed matches yet."]
+
+
+class TestSummary:
+    def test_a_winner_takes_all_only_player_reads_sensibly(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"], mode="winner_takes_all")
+        crown(table, ["Ann", "Cy"])  # Ben wins
+        sentences = summary(page(client, "Ann"))
+        assert sentences[0] == "Ann has played 1 filed match and won 0 of them (0.0%)."
+        assert sentences[1] == (
+            "All at winner-takes-all tables, where only the winner is named and no points are kept."
+        )
+        assert "No win yet." in sentences
+        assert "Most often finished behind Ben (1 time)." in sentences
+        assert not any("best place" in s or "Best night" in s for s in sentences)
+        assert "<dt>Points</dt>" not in page(client, "Ann")
+
+    def test_streak_best_night_rivals_and_rating(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        monday, tuesday = datetime.date(2026, 11, 2), datetime.date(2026, 11, 3)
+        crown(table, ["Cy", "Ben"], monday)  # Ann wins
+        crown(table, ["Cy", "Ann"], monday)  # Ben wins
+        for _ in range(3):
+            crown(table, ["Cy", "Ben"], tuesday)  # Ann wins three in a row
+        sentences = summary(page(client, "Ann"))
+        assert sentences[:2] == [
+            "Ann has played 5 filed matches and won 4 of them (80.0%).",
+            "At ranked tables: 14 points, best place 1st.",
+        ]
+        assert re.fullmatch(r"Rating \d+, 1st of 3 rated players\.", sentences[2])
+        assert sentences[3:] == [
+            "Longest winning run: 3 matches in a row.",
+            "Best night: Nov. 3, 2026, 3 won of 3 matches.",
+            "Most often finished behind Ben (1 time).",
+            "Favourite victim: Cy (finished ahead 5 times).",
+        ]
+
+    def test_head_to_head_list_links_each_opponent(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        crown(table, ["Cy", "Ben"])
+        crown(table, ["Cy", "Ann"])
+        crown(table, ["Ben", "Cy"])
+        html = page(client, "Ann")
+        ben = Player.objects.get(name="Ben")
+        assert f'<li><a href="/players/{ben.pk}/">ahead of Ben 2–1 in 3</a></li>' in html
+        assert ">ahead of Cy 3–0 in 3</a></li>" in html
+
+    def test_portuguese(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"], mode="winner_takes_all")
+        crown(table, ["Ben", "Cy"])
+        player = Player.objects.get(name="Ann")
+        html = client.get(
+            reverse("matches:player", args=[player.pk]), HTTP_ACCEPT_LANGUAGE="pt"
+        ).content.decode()
+        assert "Ann jogou 1 partida arquivada e ganhou 1 (100,0%)." in html
+        assert "à frente de Ben 1–0 em 1" in html
+
+
+class TestHistory:
+    def test_paginated_newest_first(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        for _ in range(30):
+            crown(table, ["Cy", "Ben"])
+        first = page(client, "Ann")
+        numbers = re.findall(r'<td><a href="/tables/\d+/matches/(\d+)/">', first)
+        assert numbers == [str(n) for n in range(30, 5, -1)]
+        assert "Page 1 of 2" in first and 'rel="next" href="?page=2">Older matches' in first
+        second = page(client, "Ann", page=2)
+        assert re.findall(r'<td><a href="/tables/\d+/matches/(\d+)/">', second) == [
+            "5", "4", "3", "2", "1"
+        ]  # fmt: skip
+        assert 'rel="prev" href="?page=1">Newer matches' in second
+        # A page out of range or not a number shows the nearest page, never an error.
+        assert "Page 2 of 2" in page(client, "Ann", page=99)
+        assert "Page 1 of 2" in page(client, "Ann", page="x")
+
+    @pytest.mark.parametrize("matches", [3, 40])
+    def test_the_same_queries_however_long_the_career(
+        self, host, client, django_assert_num_queries, matches
+    ):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        for _ in range(matches):
+            crown(table, ["Cy", "Ben"])
+        player = Player.objects.get(name="Ann")
+        # First-host check, player, totals by mode, career, chart ratings, rating list,
+        # head-to-head, best night, the history page's count and rows.
+        with django_assert_num_queries(10):
+            client.get(reverse("matches:player", args=[player.pk]))
