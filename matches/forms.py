@@ -359,3 +359,31 @@ class SeasonForm(forms.Form):
             "invalid": _("Enter dates as YYYY-MM-DD."),
         },
     )
+
+
+class PlayerRenameForm(forms.Form):
+    label_suffix = ""
+
+    name = forms.CharField(
+        label=_("New name"),
+        max_length=NAME_MAX_LENGTH,
+        error_messages={
+            "required": _("Type the player’s new name."),
+            "max_length": _("Player names are at most 40 characters."),
+        },
+    )
+
+
+class PlayerMergeForm(forms.Form):
+    label_suffix = ""
+
+    other = forms.CharField(
+        label=_("Name of the other record"),
+        max_length=NAME_MAX_LENGTH,
+        help_text=_(
+            "Its matches, wins, points and rating history become this player’s, and the "
+            "other record is removed. Use it when one person was entered under two names."
+        ),
+        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+        error_messages={"required": _("Type the name of the record to merge into this one.")},
+    )

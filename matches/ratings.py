@@ -63,9 +63,10 @@ def rate_match(
     }
 
 
-def _filed_after(match: Match) -> QuerySet[Match]:
+def _filed_after(match: Match, *, inclusive: bool = False) -> QuerySet[Match]:
+    same_time = Q(pk__gte=match.pk) if inclusive else Q(pk__gt=match.pk)
     return Match.objects.filed().filter(
-        Q(filed_at__gt=match.filed_at) | Q(filed_at=match.filed_at, pk__gt=match.pk)
+        Q(filed_at__gt=match.filed_at) | (Q(filed_at=match.filed_at) & same_time)
     )
 
 
@@ -207,6 +208,23 @@ def ratings_unfile(*, match: Match) -> None:
     moved = {change.player_id: _before(change) for change in changes}
     RatingChange.objects.filter(pk__in=[change.pk for change in changes]).delete()
     _replay(_filed_after(match), moved)
+    _store_current(moved)
+
+
+def ratings_merged(*, keep: Player, dropped_id: int) -> None:
+    """After a merge gave every seat and rating change of one record to another: replay
+    from the first filed match of the merged player, who starts there as a newcomer."""
+    PlayerRating.objects.filter(player_id=dropped_id).delete()
+    first = (
+        Match.objects.filed()
+        .filter(seats__player=keep)
+        .order_by("filed_at", "pk")
+        .only("pk", "filed_at")
+        .first()
+    )
+    moved: dict[int, Rating | None] = {keep.pk: None}
+    if first is not None:
+        _replay(_filed_after(first, inclusive=True), moved)
     _store_current(moved)
 
 

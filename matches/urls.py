@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_league, views_seasons
+from . import views, views_league, views_players, views_seasons
 
 app_name = "matches"
 
@@ -23,6 +23,8 @@ urlpatterns = [
     path("standings/", views.standings, name="standings"),
     path("standings.csv", views.standings_csv, name="standings_csv"),
     path("players/<int:player_id>/", views_league.player_detail, name="player"),
+    path("players/<int:player_id>/rename/", views_players.player_rename, name="player_rename"),
+    path("players/<int:player_id>/merge/", views_players.player_merge, name="player_merge"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
     path("api/standings/", views.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
