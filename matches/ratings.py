@@ -322,18 +322,20 @@ class RatingRow:
         }
 
 
-def rating_table() -> list[RatingRow]:
-    """Every rated player, best ordinal first, then by name; one query."""
+def _ranked(ratings: QuerySet[PlayerRating]) -> list[RatingRow]:
     rows = sorted(
-        PlayerRating.objects.values_list(
-            "player_id", "player__name", "player__key", "matches", "mu", "sigma"
-        ),
+        ratings.values_list("player_id", "player__name", "player__key", "matches", "mu", "sigma"),
         key=lambda r: (-ordinal(r[4], r[5]), r[2], r[0]),
     )
     return [
         RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s)
         for n, (p, name, _, m, mu, s) in enumerate(rows, 1)
     ]
+
+
+def rating_table() -> list[RatingRow]:
+    """Every rated player, best ordinal first, then by name; one query."""
+    return _ranked(PlayerRating.objects.all())
 
 
 def player_rating(*, player: Player) -> RatingRow | None:

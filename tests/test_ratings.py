@@ -3,6 +3,7 @@ played through the real services, undos of older crownings after other tables fi
 the API's exact numbers, the rebuild command and the integrity check."""
 
 import datetime
+import re
 import uuid
 from dataclasses import dataclass, field
 from io import StringIO
@@ -308,3 +309,18 @@ def test_random_mixed_mode_leagues_rate_exactly_as_openskill(client, host, setup
         assert api_rows(client) == league.expected_rows()
         assert rating_problems() == []
         transaction.set_rollback(True)
+
+
+class TestWhereRatingsShow:
+    def test_standings_show_ratings_on_the_friendly_scale_marking_provisional_ones(
+        self, client, host
+    ):
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        play_out(table, ["Cy", "Bob"], League())
+        html = client.get(reverse("matches:standings")).content.decode()
+        ann = PlayerRating.objects.get(player__name="Ann")
+        shown = round(1000 + 40 * (ann.mu - 3 * ann.sigma))
+        assert re.search(
+            rf">Ann</a></td>.*?<td>{shown}<span class=\"provisional\"><span aria-hidden=\"true\">\?</span>",
+            html,
+        )
