@@ -64,6 +64,77 @@ def measure(call, repeat: int) -> dict:
     }
 
 
+def _timed(times: list[float], call):
+    started = time.perf_counter()
+    response = call()
+    times.append((time.perf_counter() - started) * 1000)
+    assert response.status_code in (200, 302), response.status_code
+    return response
+
+
+def _summary(times: list[float]) -> dict:
+    return {
+        "median": statistics.median(times),
+        "p95": statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0],
+        "queries": -1,
+        "bytes": 0,
+        "status": 200,
+    }
+
+
+def _tap_out(tablet, table, *, leave: int) -> None:
+    """Tap the table's open match down to `leave` players standing (not timed)."""
+    from matches.models import Match
+
+    while True:
+        match = Match.objects.open().get(table=table)
+        standing = list(match.seats.filter(place__isnull=True))
+        if len(standing) <= leave:
+            return
+        data = {"match": match.pk, "player": standing[0].player_id, "key": str(uuid.uuid4())}
+        tablet.post(f"/tables/{table.pk}/tap/", data, HTTP_HX_REQUEST="true")
+
+
+def _crown(tablet, table):
+    from matches.models import Match
+
+    _tap_out(tablet, table, leave=2)
+    match = Match.objects.open().get(table=table)
+    seat = match.seats.filter(place__isnull=True).first()
+    data = {"match": match.pk, "player": seat.player_id, "key": str(uuid.uuid4())}
+    return lambda: tablet.post(f"/tables/{table.pk}/tap/", data, HTTP_HX_REQUEST="true")
+
+
+def crowning_taps(tablet, live, repeat: int) -> dict:
+    """The tap that files a match: standings, its rating update, the next match."""
+    times: list[float] = []
+    for _ in range(repeat):
+        _timed(times, _crown(tablet, live))
+    return _summary(times)
+
+
+def undo_after_later_matches(tablet, live, host, people, repeat: int) -> dict:
+    """Undo the live table's crowning after 100 matches were filed at other tables by some
+    of the same players: the undo replays the ratings of every match it affects."""
+    from matches import services
+
+    others = [
+        services.table_launch(
+            name=f"Other {n}", player_names=[p.name for p in people[n : n + 9 : 2]],
+            mode=("ranked", "winner_takes_all")[n % 2], by=host,
+        )
+        for n in range(4)
+    ]  # fmt: skip
+    times: list[float] = []
+    for _ in range(repeat):
+        _crown(tablet, live)()
+        for index in range(100):
+            _crown(tablet, others[index % len(others)])()
+        _timed(times, lambda: tablet.post(f"/tables/{live.pk}/undo/", {}, HTTP_HX_REQUEST="true"))
+        _crown(tablet, live)()  # file it again for the next round
+    return _summary(times)
+
+
 def main() -> None:
     args = parse()
     workdir = tempfile.mkdtemp(prefix="brag-bench-")
@@ -82,7 +153,7 @@ def main() -> None:
 
     from bench.seed import seed_league
     from matches import services
-    from matches.models import Match, Seat
+    from matches.models import Match, Season, Seat
 
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
     with override_settings(
@@ -140,7 +211,24 @@ def main() -> None:
                 lambda: viewer.get(board_url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag), args.repeat
             ),
             "tap (htmx POST + fragment)": measure(tap, args.repeat),
+            "ratings JSON": measure(lambda: viewer.get("/api/ratings/"), args.repeat),
+            f"player JSON, head-to-head ({busiest})": measure(lambda: viewer.get(f"/api/players/{people[0].pk}/"), args.repeat),
         }  # fmt: skip
+        # Seasons exist only from here on, so the standings rows above read all time.
+        season = Season.objects.create(
+            name="Bench", first_day=timezone.localdate() - timezone.timedelta(days=30),
+            last_day=timezone.localdate(),
+        )  # fmt: skip
+        rows["standings page, season"] = measure(
+            lambda: viewer.get("/standings/", {"season": season.pk}), args.repeat
+        )
+        rows["standings page, season, cold"] = measure(
+            lambda: cache.clear() or viewer.get("/standings/", {"season": season.pk}), args.repeat
+        )  # fmt: skip
+        rows["crowning tap (files + rates)"] = crowning_taps(tablet, live, args.repeat)
+        rows["undo crowning, 100 later elsewhere"] = undo_after_later_matches(
+            tablet, live, host, people, max(3, args.repeat // 8)
+        )
 
     print(f"\nBrag Tables benchmark on {connection.vendor} ({connection.Database.__name__})")
     print(
@@ -162,6 +250,13 @@ def main() -> None:
         ("standings JSON, cold", read, "read floor", 10),
         ("board poll (304)", read, "read floor", 2),
         ("tap (htmx POST + fragment)", write, "write floor", 2),
+        ("ratings JSON", read, "read floor", 10),
+        (f"player page ({busiest} matches)", read, "read floor", 10),
+        (f"player JSON, head-to-head ({busiest})", read, "read floor", 10),
+        ("standings page, season", read, "read floor", 10),
+        ("standings page, season, cold", read, "read floor", 10),
+        ("crowning tap (files + rates)", write, "write floor", 2),
+        ("undo crowning, 100 later elsewhere", write, "write floor", 50),
     ]:
         ratio = rows[name]["median"] / floor
         verdict = "within aim" if ratio <= aim else "OVER aim"

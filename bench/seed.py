@@ -1,5 +1,6 @@
 """A realistic league, written with bulk inserts: players, tables, filed matches of 3 to 10
-players with their seats, taps, daily tallies and all-time totals."""
+players with their seats, taps, daily tallies and all-time totals; then every rating,
+computed as rebuild_ratings does."""
 
 import datetime
 import random
@@ -12,6 +13,7 @@ from django.utils import timezone
 
 from matches.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
+from matches.ratings import ratings_rebuild
 from matches.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
@@ -79,6 +81,7 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
         [AllTimeTotal(player_id=p, table_id=t, **_counts(v)) for (p, t), v in totals.items()],
         batch_size=BATCH,
     )
+    ratings_rebuild()
     return host, people
 
 
