@@ -181,6 +181,19 @@ class DateBoxField(forms.DateField):
         return super().prepare_value(value)
 
 
+def day_field(label: str, *, required: str | None = None) -> DateBoxField:
+    """A date box (see DateBoxField); optional unless given the message for a missing date."""
+    errors = {"invalid": _("Enter dates as YYYY-MM-DD.")}
+    if required:
+        errors["required"] = required
+    return DateBoxField(
+        label=label,
+        required=bool(required),
+        input_formats=DateBoxField.input_formats,
+        error_messages=errors,
+    )
+
+
 class StandingsFilterForm(forms.Form):
     """The standings filters, as query parameters a user can share: table, season, from, to
     and mode."""
@@ -217,12 +230,7 @@ class StandingsFilterForm(forms.Form):
             del self.fields["table"]
         # "from" is a Python keyword, so these two are added by name.
         for name, label in (("from", _("From")), ("to", _("To"))):
-            self.fields[name] = DateBoxField(
-                label=label,
-                required=False,
-                input_formats=DateBoxField.input_formats,
-                error_messages={"invalid": _("Enter dates as YYYY-MM-DD.")},
-            )
+            self.fields[name] = day_field(label)
         self.fields["mode"] = forms.ChoiceField(
             label=_("Mode"),
             choices=[("", _("Both modes")), *Table.Mode.choices],
@@ -341,24 +349,8 @@ class SeasonForm(forms.Form):
             "max_length": seasons.SEASON_NAME_TOO_LONG,
         },
     )
-    first_day = forms.DateField(
-        label=_("First day"),
-        input_formats=["%Y-%m-%d"],
-        widget=forms.DateInput(attrs={"type": "date"}),
-        error_messages={
-            "required": _("Enter the season’s first day."),
-            "invalid": _("Enter dates as YYYY-MM-DD."),
-        },
-    )
-    last_day = forms.DateField(
-        label=_("Last day"),
-        input_formats=["%Y-%m-%d"],
-        widget=forms.DateInput(attrs={"type": "date"}),
-        error_messages={
-            "required": _("Enter the season’s last day."),
-            "invalid": _("Enter dates as YYYY-MM-DD."),
-        },
-    )
+    first_day = day_field(_("First day"), required=_("Enter the season’s first day."))
+    last_day = day_field(_("Last day"), required=_("Enter the season’s last day."))
 
 
 class PlayerRenameForm(forms.Form):
