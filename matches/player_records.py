@@ -45,11 +45,13 @@ def _lock_player(player_id: int) -> Player:
 
 
 def _refresh_pages_showing(player_ids: list[int]) -> None:
-    """Names appear on cached standings and on every page of the tables they sat at."""
-    standings_changed()
+    """Names appear on cached standings and on every page of the tables they sat at. The
+    tables' rows are locked before the stamp, in the order a tap takes them (table, then
+    stamp), so a rename and a tap never wait on each other in a circle."""
     Table.objects.filter(
         pk__in=Seat.objects.filter(player_id__in=player_ids).values("match__table_id")
     ).update(version=F("version") + 1)
+    standings_changed()
 
 
 @transaction.atomic
