@@ -129,11 +129,6 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
     ranked_places = [f.place for f in career if scoring.is_ranked(f.mode)]
     ratings = rating_table()
     rivals = head_to_head(player=player)
-    seats = (
-        Seat.objects.filter(player=player, match__status=Match.Status.FILED)
-        .select_related("match__table")
-        .order_by("-match__filed_at", "-match_id")
-    )
     return PlayerProfile(
         player=player,
         **totals,
@@ -148,8 +143,19 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
         longest_run=_longest_run([f.place for f in career]),
         best_night=_best_night(player),
         chart=chart,
-        history=Paginator(seats, HISTORY_PER_PAGE).get_page(page),
+        history=_history_page(player, career, page),
     )
+
+
+def _history_page(player: Player, career: list[Finish], page: int | str | None) -> Page:
+    """One page of the player's matches, newest first, paged over the career already read
+    (no count or sort of every seat again), then the page's seats with their tables."""
+    history = Paginator(career[::-1], HISTORY_PER_PAGE).get_page(page)
+    wanted = [finish.match_id for finish in history.object_list]
+    seats = Seat.objects.filter(player=player, match_id__in=wanted).select_related("match__table")
+    by_match = {seat.match_id: seat for seat in seats}
+    history.object_list = [by_match[match_id] for match_id in wanted]
+    return history
 
 
 def describe(profile: PlayerProfile) -> list[str]:
