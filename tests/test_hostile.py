@@ -191,15 +191,19 @@ READS = [
     ("api_table", {"table_id"}, 7, 200, None),
     ("tv", {"table_id"}, 9, 200, None),
     ("table_results_csv", {"table_id"}, 3, 200, None),
-    ("player", {"player_id"}, 5, 200, None),
+    # First-host check, player, totals by mode, career, chart ratings, rating list,
+    # head-to-head, best night, the history page's seats (a bad ?page= shows page 1).
+    ("player", {"player_id"}, 9, 200, None),
     ("rules", {}, 1, 200, None),
-    ("standings", {}, 3, 400, "There is no such table."),
-    ("table_standings", {"table_id"}, 3, 400, "Enter dates as YYYY-MM-DD."),
+    # The filter form shows its table and season choices again, with the errors.
+    ("standings", {}, 4, 400, "There is no such table."),
+    ("table_standings", {"table_id"}, 4, 400, "Enter dates as YYYY-MM-DD."),
     ("api_standings", {}, 2, 400, "There is no such table."),
     ("standings_csv", {}, 1, 400, "There is no such table."),
     ("showdown", {}, 1, 400, None),
 ]
-QUERY_FIELDS = ["table", "from", "to", "match", "player", "name_1", "hand_1", "hand_2", "q"]
+QUERY_FIELDS = ["table", "from", "to", "season", "mode", "page", "match", "player", "name_1",
+                "hand_1", "hand_2", "q"]  # fmt: skip
 
 
 class TestReads:
