@@ -1,11 +1,11 @@
-"""CSV downloads: one way to write a file a spreadsheet opens with accents intact, and safe
+"""Downloads and JSON answers. CSV: one way to write a file a spreadsheet opens with accents intact, and safe
 to open: a text cell a spreadsheet would evaluate as a formula (a player named
 =HYPERLINK(...)) is written as text."""
 
 import csv
 from collections.abc import Iterable
 
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
 from .models import Seat, Table
@@ -46,3 +46,8 @@ def table_result_row(table: Table, seat: Seat) -> list:
         "" if points is None else points,
         "yes" if seat.place == 1 else "no",
     ]
+
+
+def json_response(payload: dict, *, status: int = 200) -> JsonResponse:
+    """A JSON answer that keeps names readable (José, not Jos\\u00e9)."""
+    return JsonResponse(payload, status=status, json_dumps_params={"ensure_ascii": False})

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views, views_league, views_players, views_seasons
+from . import views, views_league, views_players, views_rules, views_seasons, views_standings
 
 app_name = "matches"
 
@@ -18,22 +18,22 @@ urlpatterns = [
     path("tables/<int:table_id>/matches/", views.table_matches, name="matches"),
     path("tables/<int:table_id>/matches/<int:number>/", views.match_detail, name="match"),
     path("tables/<int:table_id>/board/", views.table_tv, name="tv"),
-    path("tables/<int:table_id>/standings/", views.standings, name="table_standings"),
+    path("tables/<int:table_id>/standings/", views_standings.standings, name="table_standings"),
     path("tables/<int:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
-    path("standings/", views.standings, name="standings"),
-    path("standings.csv", views.standings_csv, name="standings_csv"),
+    path("standings/", views_standings.standings, name="standings"),
+    path("standings.csv", views_standings.standings_csv, name="standings_csv"),
     path("players/<int:player_id>/", views_league.player_detail, name="player"),
     path("players/<int:player_id>/rename/", views_players.player_rename, name="player_rename"),
     path("players/<int:player_id>/merge/", views_players.player_merge, name="player_merge"),
     path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
-    path("api/standings/", views.api_standings, name="api_standings"),
+    path("api/standings/", views_standings.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
     path("seasons/new/", views_seasons.season_new, name="season_new"),
     path("seasons/<int:season_id>/edit/", views_seasons.season_edit, name="season_edit"),
     path("seasons/<int:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
     path("api/players/<int:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
-    path("rules/", views.rules, name="rules"),
-    path("rules/showdown/", views.showdown_page, name="showdown"),
-    path("api/showdown/", views.api_showdown, name="api_showdown"),
+    path("rules/", views_rules.rules, name="rules"),
+    path("rules/showdown/", views_rules.showdown_page, name="showdown"),
+    path("api/showdown/", views_rules.api_showdown, name="api_showdown"),
 ]

@@ -9,23 +9,19 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, feedback, qr, ratings, selectors, services, showdown, tonight
+from . import caching, feedback, qr, selectors, services, tonight
 from .access import host_required
-from .exports import TABLE_RESULTS_HEADER, csv_response, table_result_row
+from .exports import TABLE_RESULTS_HEADER, csv_response, json_response, table_result_row
 from .forms import (
     CloseForm,
     FirstHostForm,
     LaunchForm,
     RosterForm,
-    ShowdownForm,
-    StandingsFilterForm,
     TapForm,
     UndoForm,
 )
@@ -33,7 +29,6 @@ from .models import Table
 
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
-JSON_UTF8 = {"json_dumps_params": {"ensure_ascii": False}}
 
 
 def _table_or_404(table_id: int) -> Table:
@@ -103,7 +98,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return _render_table_page(request, _table_or_404(table_id))
 
 
-def _board_after_write(request: HttpRequest, table: Table) -> HttpResponse:
+def _board_or_redirect(request: HttpRequest, table: Table) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise."""
     if not request.htmx:
         return redirect("matches:table", table_id=table.pk)
@@ -121,7 +116,7 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     form = TapForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
-        return _board_after_write(request, table)
+        return _board_or_redirect(request, table)
     try:
         result = services.match_eliminate(
             table_id=table.pk, **form.service_kwargs(), by=request.user
@@ -131,7 +126,7 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     else:
         if message := feedback.tap_message(result, table=table):
             messages.info(request, message)
-    return _board_after_write(request, table)
+    return _board_or_redirect(request, table)
 
 
 @host_required
@@ -148,7 +143,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
-        return _board_after_write(request, table)
+        return _board_or_redirect(request, table)
     try:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
@@ -157,7 +152,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, error.message)
     else:
         messages.info(request, feedback.undo_message(result))
-    return _board_after_write(request, table)
+    return _board_or_redirect(request, table)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
@@ -257,72 +252,12 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
 @condition(etag_func=caching.api_table_etag)
 def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
     table = _table_or_404(table_id)
-    return JsonResponse(selectors.table_api(table=table), **JSON_UTF8)
+    return json_response(selectors.table_api(table=table))
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """A clear page instead of Django's technical one; nothing was saved."""
     return render(request, "matches/csrf_failure.html", status=403)
-
-
-def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_id) -> str:
-    """The standings' rows, rendered from their partial once per change of the standings:
-    a league has hundreds of players and this is the page everyone refreshes."""
-    players_url = reverse("matches:player", args=[0]).removesuffix("0/")
-
-    def build() -> str:
-        rated = {row.player_id: row for row in ratings.rating_table()}
-        rows = [
-            (row, rated.get(row.player_id)) for row in selectors.standings(**form.selector_kwargs())
-        ]
-        # One reverse() for the player links instead of one per row (see make bench).
-        context = {"rows": rows, "wins_only": form.wins_only, "players_url": players_url}
-        return render_to_string("matches/standings.html#rows", context)
-
-    return caching.cached(caching.standings_key(request, "rows", table_id), build)
-
-
-@require_safe
-@vary_on_headers("Cookie")
-@cache_control(no_cache=True, private=True)
-@condition(etag_func=caching.standings_etag)
-def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
-    table = _table_or_404(table_id) if table_id is not None else None
-    form = caching.standings_filters(request, table_id, default_season=True)
-    if table is not None:
-        form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
-    rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
-    context = {"form": form, "rows_html": rows_html, "table": table}
-    # The exports' links carry the filters shown, the default season included.
-    context["query"] = form.data.urlencode()
-    status = 200 if form.is_valid() else 400
-    return render(request, "matches/standings.html", context, status=status)
-
-
-@require_safe
-@cache_control(no_cache=True)
-@condition(etag_func=caching.api_standings_etag)
-def api_standings(request: HttpRequest) -> JsonResponse:
-    form = caching.standings_filters(request)
-    if not form.is_valid():
-        return JsonResponse({"error": form.first_error()}, status=400)
-    rows = caching.cached(
-        caching.standings_key(request, "json"),
-        lambda: [row.as_json() for row in selectors.standings(**form.selector_kwargs())],
-    )
-    return JsonResponse({"filters": form.as_json(), "rows": rows}, **JSON_UTF8)
-
-
-@require_safe
-def standings_csv(request: HttpRequest) -> HttpResponse:
-    form = StandingsFilterForm(request.GET)
-    if not form.is_valid():
-        return HttpResponse(
-            form.first_error(), status=400, content_type="text/plain; charset=utf-8"
-        )
-    rows = selectors.standings(**form.selector_kwargs())
-    header = selectors.STANDING_CSV_HEADER
-    return csv_response("standings.csv", header, (row.as_csv_row() for row in rows))
 
 
 @require_safe
@@ -348,31 +283,3 @@ def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     }
     template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
     return render(request, template, context)
-
-
-@require_safe
-def rules(request: HttpRequest) -> HttpResponse:
-    return render(request, "matches/rules.html")
-
-
-@require_safe
-def showdown_page(request: HttpRequest) -> HttpResponse:
-    """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
-    submitted = any(key.startswith("hand_") for key in request.GET)
-    initial = ShowdownForm.initial_for(selectors.standing_names(request.GET.get("table", "")))
-    form = ShowdownForm(request.GET if submitted else None, initial=initial)
-    verdict = form.cleaned_data["verdict"] if submitted and form.is_valid() else None
-    context = {"form": form, "verdict": verdict, "card_grid": showdown.CARD_GRID}
-    status = 400 if submitted and not verdict else 200
-    return render(request, "matches/showdown.html", context, status=status)
-
-
-@csrf_exempt  # it changes nothing; scripts post JSON without a session
-@require_POST
-def api_showdown(request: HttpRequest) -> JsonResponse:
-    try:
-        showdown.refuse_declared_length(request.META.get("CONTENT_LENGTH"))
-        verdict = showdown.judge_json(request.body)
-    except showdown.ShowdownRequestError as error:
-        return JsonResponse({"error": error.message}, status=400)
-    return JsonResponse(verdict.as_json(), **JSON_UTF8)

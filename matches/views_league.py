@@ -6,6 +6,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
 from . import caching, charts, head_to_head, players, ratings
+from .exports import json_response
 from .models import Player
 
 
@@ -25,7 +26,7 @@ def _player_etag(request: HttpRequest, player_id: int) -> str:
 def api_ratings(request: HttpRequest) -> JsonResponse:
     rows = [row.as_json() for row in ratings.rating_table()]
     payload = {"model": ratings.MODEL_NAME, "rows": rows}
-    return JsonResponse(payload, json_dumps_params={"ensure_ascii": False})
+    return json_response(payload)
 
 
 @require_safe
@@ -33,9 +34,7 @@ def api_ratings(request: HttpRequest) -> JsonResponse:
 @condition(etag_func=_player_etag)
 def api_player(request: HttpRequest, player_id: int) -> JsonResponse:
     player = get_object_or_404(Player, pk=player_id)
-    return JsonResponse(
-        head_to_head.player_api(player=player), json_dumps_params={"ensure_ascii": False}
-    )
+    return json_response(head_to_head.player_api(player=player))
 
 
 @require_safe

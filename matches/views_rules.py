@@ -1,0 +1,38 @@
+"""The rules page and the showdown judge (a page and a JSON API): they change nothing."""
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST, require_safe
+
+from . import selectors, showdown
+from .exports import json_response
+from .forms import ShowdownForm
+
+
+@require_safe
+def rules(request: HttpRequest) -> HttpResponse:
+    return render(request, "matches/rules.html")
+
+
+@require_safe
+def showdown_page(request: HttpRequest) -> HttpResponse:
+    """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
+    submitted = any(key.startswith("hand_") for key in request.GET)
+    initial = ShowdownForm.initial_for(selectors.standing_names(request.GET.get("table", "")))
+    form = ShowdownForm(request.GET if submitted else None, initial=initial)
+    verdict = form.cleaned_data["verdict"] if submitted and form.is_valid() else None
+    context = {"form": form, "verdict": verdict, "card_grid": showdown.CARD_GRID}
+    status = 400 if submitted and not verdict else 200
+    return render(request, "matches/showdown.html", context, status=status)
+
+
+@csrf_exempt  # it changes nothing; scripts post JSON without a session
+@require_POST
+def api_showdown(request: HttpRequest) -> JsonResponse:
+    try:
+        showdown.refuse_declared_length(request.META.get("CONTENT_LENGTH"))
+        verdict = showdown.judge_json(request.body)
+    except showdown.ShowdownRequestError as error:
+        return JsonResponse({"error": error.message}, status=400)
+    return json_response(verdict.as_json())

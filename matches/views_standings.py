@@ -1,0 +1,75 @@
+"""League standings as a page, JSON and CSV, with the table, date, season and mode filters.
+Rows are rendered once per change of the standings (caching.py keys them)."""
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.cache import cache_control
+from django.views.decorators.http import condition, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from . import caching, ratings, selectors
+from .exports import csv_response, json_response
+from .forms import StandingsFilterForm
+from .models import Table
+
+
+def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_id) -> str:
+    """The standings' rows, rendered from their partial once per change of the standings:
+    a league has hundreds of players and this is the page everyone refreshes."""
+    players_url = reverse("matches:player", args=[0]).removesuffix("0/")
+
+    def build() -> str:
+        rated = {row.player_id: row for row in ratings.rating_table()}
+        rows = [
+            (row, rated.get(row.player_id)) for row in selectors.standings(**form.selector_kwargs())
+        ]
+        # One reverse() for the player links instead of one per row (see make bench).
+        context = {"rows": rows, "wins_only": form.wins_only, "players_url": players_url}
+        return render_to_string("matches/standings.html#rows", context)
+
+    return caching.cached(caching.standings_key(request, "rows", table_id), build)
+
+
+@require_safe
+@vary_on_headers("Cookie")
+@cache_control(no_cache=True, private=True)
+@condition(etag_func=caching.standings_etag)
+def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
+    table = get_object_or_404(Table, pk=table_id) if table_id is not None else None
+    form = caching.standings_filters(request, table_id, default_season=True)
+    if table is not None:
+        form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
+    rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
+    context = {"form": form, "rows_html": rows_html, "table": table}
+    # The exports' links carry the filters shown, the default season included.
+    context["query"] = form.data.urlencode()
+    status = 200 if form.is_valid() else 400
+    return render(request, "matches/standings.html", context, status=status)
+
+
+@require_safe
+@cache_control(no_cache=True)
+@condition(etag_func=caching.api_standings_etag)
+def api_standings(request: HttpRequest) -> JsonResponse:
+    form = caching.standings_filters(request)
+    if not form.is_valid():
+        return JsonResponse({"error": form.first_error()}, status=400)
+    rows = caching.cached(
+        caching.standings_key(request, "json"),
+        lambda: [row.as_json() for row in selectors.standings(**form.selector_kwargs())],
+    )
+    return json_response({"filters": form.as_json(), "rows": rows})
+
+
+@require_safe
+def standings_csv(request: HttpRequest) -> HttpResponse:
+    form = StandingsFilterForm(request.GET)
+    if not form.is_valid():
+        return HttpResponse(
+            form.first_error(), status=400, content_type="text/plain; charset=utf-8"
+        )
+    rows = selectors.standings(**form.selector_kwargs())
+    header = selectors.STANDING_CSV_HEADER
+    return csv_response("standings.csv", header, (row.as_csv_row() for row in rows))
