@@ -3,17 +3,30 @@ import uuid
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from . import seasons, services, showdown
 from .hands import HandError
 from .limits import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     NAME_MAX_LENGTH,
     SEASON_NAME_MAX_LENGTH,
     SHOWDOWN_MAX_HANDS,
     TABLE_NAME_MAX_LENGTH,
 )
 from .models import Season, Table
+
+
+def _interpolate(message: str, params: dict) -> str:
+    return str(message) % params
+
+
+def with_limits(message: str) -> str:
+    """A help text naming how many players a table seats, translated when it is shown (the
+    lazy message would otherwise be fixed in the language active at import)."""
+    return lazy(_interpolate, str)(message, {"min": MIN_PLAYERS, "max": MAX_PLAYERS})
 
 
 class PlayersField(forms.CharField):
@@ -43,7 +56,9 @@ class LaunchForm(forms.Form):
     )
     players = PlayersField(
         label=_("Players"),
-        help_text=_("One name per line, in seating order (clockwise), 3 to 10 players."),
+        help_text=with_limits(
+            _("One name per line, in seating order (clockwise), %(min)s to %(max)s players.")
+        ),
         error_messages={"required": _("List the players, one name per line.")},
     )
     mode = forms.ChoiceField(
@@ -74,9 +89,11 @@ class RosterForm(forms.Form):
     )
     players = PlayersField(
         label=_("Players"),
-        help_text=_(
-            "One name per line, in seating order (clockwise), 3 to 10 players. "
-            "Add a late arrival, remove someone who left, or reorder the seats."
+        help_text=with_limits(
+            _(
+                "One name per line, in seating order (clockwise), %(min)s to %(max)s players. "
+                "Add a late arrival, remove someone who left, or reorder the seats."
+            )
         ),
         error_messages={"required": _("List the players, one name per line.")},
     )
@@ -361,7 +378,7 @@ class PlayerRenameForm(forms.Form):
         max_length=NAME_MAX_LENGTH,
         error_messages={
             "required": _("Type the player’s new name."),
-            "max_length": _("Player names are at most 40 characters."),
+            "max_length": _("Player names are at most %(limit_value)s characters."),
         },
     )
 

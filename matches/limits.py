@@ -1,5 +1,5 @@
-"""The app's limits, defined once. Messages that state a limit in words ("at most 10
-players") are written out in full in their modules, so translators see whole sentences."""
+"""The app's limits, defined once. Messages that state a limit take it as a placeholder
+("at most %(max)s players"), so a changed limit can never leave a message saying the old one."""
 
 TABLE_NAME_MAX_LENGTH = 80
 NAME_MAX_LENGTH = 40

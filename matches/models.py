@@ -15,7 +15,9 @@ from . import scoring
 from .limits import MAX_PLAYERS, NAME_MAX_LENGTH, SEASON_NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
 
 PLAYER_NAME_EMPTY = _("A player name cannot be empty.")
-PLAYER_NAME_TOO_LONG = _("Player names are at most 40 characters: “%(name)s” is too long.")
+PLAYER_NAME_TOO_LONG = _(
+    "Player names are at most %(limit_value)s characters: “%(name)s” is too long."
+)
 PLAYER_NAME_INVISIBLE = _(
     "“%(name)s” contains an invisible or control character (such as a zero-width space or a "
     "direction mark); type the name again."
@@ -46,7 +48,11 @@ def clean_name(name: str) -> str:
     if not name:
         raise ValidationError(PLAYER_NAME_EMPTY, code="empty")
     if len(name) > NAME_MAX_LENGTH:
-        raise ValidationError(PLAYER_NAME_TOO_LONG, code="too_long", params={"name": name})
+        raise ValidationError(
+            PLAYER_NAME_TOO_LONG,
+            code="too_long",
+            params={"name": name, "limit_value": NAME_MAX_LENGTH},
+        )
     return name
 
 

@@ -17,7 +17,7 @@ from .selectors import SUMS, StandingRow, rank_standings
 from .services import RuleError, standings_changed
 
 SEASON_NAME_EMPTY = _("Give the season a name.")
-SEASON_NAME_TOO_LONG = _("A season name is at most 60 characters.")
+SEASON_NAME_TOO_LONG = _("A season name is at most %(limit_value)s characters.")
 SEASON_NAME_TAKEN = _("There is already a season called “%(name)s”.")
 SEASON_DAYS_REVERSED = _("The last day is before the first day.")
 SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to %(last)s).")
@@ -51,7 +51,7 @@ def season_save(
     if not name:
         raise RuleError(SEASON_NAME_EMPTY)
     if len(name) > SEASON_NAME_MAX_LENGTH:
-        raise RuleError(SEASON_NAME_TOO_LONG)
+        raise RuleError(SEASON_NAME_TOO_LONG, limit_value=SEASON_NAME_MAX_LENGTH)
     if last_day < first_day:
         raise RuleError(SEASON_DAYS_REVERSED)
     _lock_and_stamp()

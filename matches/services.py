@@ -32,10 +32,10 @@ from .models import (
 from .scoring import COUNT_FIELDS, place_counts
 
 TABLE_NAME_EMPTY = _("Give the table a name.")
-TABLE_NAME_TOO_LONG = _("A table name is at most 80 characters.")
+TABLE_NAME_TOO_LONG = _("A table name is at most %(limit_value)s characters.")
 UNKNOWN_MODE = _("Choose a mode: Winner takes all or Ranked (3/2/1).")
-TOO_FEW_PLAYERS = _("A table needs at least 3 players; %(count)s given.")
-TOO_MANY_PLAYERS = _("A table seats at most 10 players; %(count)s given.")
+TOO_FEW_PLAYERS = _("A table needs at least %(min)s players; %(count)s given.")
+TOO_MANY_PLAYERS = _("A table seats at most %(max)s players; %(count)s given.")
 DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
 PLAYER_NAME_TAKEN = _(
     "Another player is already called “%(name)s” (names ignore upper and lower case); "
@@ -125,9 +125,9 @@ def clean_player_names(names: Sequence[str]) -> list[str]:
             raise RuleError(DUPLICATE_PLAYER, name=name)
         seen.add(name_key(name))
     if len(cleaned) < MIN_PLAYERS:
-        raise RuleError(TOO_FEW_PLAYERS, count=len(cleaned))
+        raise RuleError(TOO_FEW_PLAYERS, min=MIN_PLAYERS, count=len(cleaned))
     if len(cleaned) > MAX_PLAYERS:
-        raise RuleError(TOO_MANY_PLAYERS, count=len(cleaned))
+        raise RuleError(TOO_MANY_PLAYERS, max=MAX_PLAYERS, count=len(cleaned))
     return cleaned
 
 
@@ -257,7 +257,7 @@ def table_launch(
     if not name:
         raise RuleError(TABLE_NAME_EMPTY)
     if len(name) > TABLE_NAME_MAX_LENGTH:
-        raise RuleError(TABLE_NAME_TOO_LONG)
+        raise RuleError(TABLE_NAME_TOO_LONG, limit_value=TABLE_NAME_MAX_LENGTH)
     if mode not in Table.Mode.values:
         raise RuleError(UNKNOWN_MODE)
     players = players_resolve(names=clean_player_names(player_names))

@@ -68,12 +68,14 @@ CARD_IN_TWO_HANDS = gettext_lazy(
     "%(token)s is in both %(other)s’s and %(player)s’s hands; there is only one deck."
 )
 TOO_FEW = gettext_lazy("Enter at least two hands.")
-TOO_MANY = gettext_lazy("At most 10 hands can be judged at once.")
+TOO_MANY = gettext_lazy("At most %(max)s hands can be judged at once.")
 BAD_SHOWDOWN_JSON = gettext_lazy(
     'Send JSON like {"hands": {"Ann": "QS 7D 4C", "Ben": "10h 10c 2s"}}.'
 )
 SAME_NAME = gettext_lazy("Two hands are named %(player)s; give each player their own name.")
-BODY_TOO_LARGE = gettext_lazy("A showdown request is at most 16 KB: send at most 10 hands.")
+BODY_TOO_LARGE = gettext_lazy(
+    "A showdown request is at most %(kb)s KB: send at most %(max)s hands."
+)
 # Ten hands of 40-character names and spelled-out cards fit in a tenth of this.
 MAX_BODY_BYTES = 16 * 1024
 
@@ -81,8 +83,8 @@ MAX_BODY_BYTES = 16 * 1024
 class ShowdownRequestError(ValueError):
     """A showdown request that cannot be judged; its message is the answer's "error"."""
 
-    def __init__(self, message: str) -> None:
-        self.message = str(message)
+    def __init__(self, message: str, **params: object) -> None:
+        self.message = str(message) % params if params else str(message)
         super().__init__(self.message)
 
 
@@ -97,7 +99,8 @@ def error_message(error: HandError) -> str:
             "too_many": TOO_MANY,
             "same_name": SAME_NAME,
         }[error.code]
-    return str(template) % {"player": error.player, "token": error.token, "other": error.other}
+    params = {"player": error.player, "token": error.token, "other": error.other}
+    return str(template) % {**params, "max": SHOWDOWN_MAX_HANDS}
 
 
 def _one(rank: int) -> str:
@@ -203,7 +206,9 @@ def hands_from_json(body: bytes) -> list[tuple[str, str]]:
     """(name, cards) pairs from {"hands": {name: cards}}; a ShowdownRequestError when it is
     not that or is over MAX_BODY_BYTES."""
     if len(body) > MAX_BODY_BYTES:
-        raise ShowdownRequestError(BODY_TOO_LARGE)
+        raise ShowdownRequestError(
+            BODY_TOO_LARGE, kb=MAX_BODY_BYTES // 1024, max=SHOWDOWN_MAX_HANDS
+        )
     try:
         hands = json.loads(body)["hands"]
     # RecursionError: JSON nested deeper than the parser's stack ("[" x 5,000 fits 16 KB).
@@ -247,7 +252,9 @@ def refuse_declared_length(content_length: str | None) -> None:
     digits = (content_length or "").lstrip("0")
     too_long = len(digits) > len(str(MAX_BODY_BYTES))
     if digits.isascii() and digits.isdigit() and (too_long or int(digits) > MAX_BODY_BYTES):
-        raise ShowdownRequestError(BODY_TOO_LARGE)
+        raise ShowdownRequestError(
+            BODY_TOO_LARGE, kb=MAX_BODY_BYTES // 1024, max=SHOWDOWN_MAX_HANDS
+        )
 
 
 # The cards to pick from on the showdown page: (code typed, label shown), a row per suit.

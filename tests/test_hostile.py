@@ -172,7 +172,7 @@ def test_showdown_api(client, league, django_assert_num_queries, kind):
     assert (
         error
         == {
-            "oversized": str(showdown.BODY_TOO_LARGE),
+            "oversized": "A showdown request is at most 16 KB: send at most 10 hands.",
             "nested": str(showdown.BAD_SHOWDOWN_JSON),
             "formula": "=1+1: “=A1” is not a card. Write cards like QS, 10h or Q♠.",
         }[kind]
@@ -248,5 +248,8 @@ def test_showdown_api_with_a_declared_length_int_cannot_read(client, host, lengt
     )  # fmt: skip
     assert response.status_code == 400
     # Too large by its length, or read as Django reads it: an empty or cut-short body.
-    errors = (str(showdown.BODY_TOO_LARGE), str(showdown.BAD_SHOWDOWN_JSON))
+    errors = (
+        "A showdown request is at most 16 KB: send at most 10 hands.",
+        str(showdown.BAD_SHOWDOWN_JSON),
+    )
     assert response.json()["error"] in errors

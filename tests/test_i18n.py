@@ -161,3 +161,13 @@ class TestDates:
         response = client.get(reverse("matches:api_standings"), {"from": "30/11/2026"})
         assert response.status_code == 200
         assert response.json()["filters"]["from"] == "2026-11-30"
+
+
+def test_limits_in_help_texts_follow_the_language(host_client):
+    # The help text takes the limits as placeholders and is translated when shown, not when
+    # the form module was imported.
+    url = reverse("matches:table_new")
+    english = host_client.get(url).content.decode()
+    portuguese = host_client.get(url, HTTP_ACCEPT_LANGUAGE="pt").content.decode()
+    assert "in seating order (clockwise), 3 to 10 players." in english
+    assert "(no sentido dos ponteiros do relógio), de 3 a 10 jogadores." in portuguese

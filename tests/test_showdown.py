@@ -122,7 +122,9 @@ class TestApiRefusesHostileBodies:
         hands = {f"P{n}": "AS KS QS" for n in range(20_000)}
         response = post(client, {"hands": hands})
         assert response.status_code == 400
-        assert response.json() == {"error": str(showdown.BODY_TOO_LARGE)}
+        assert response.json() == {
+            "error": "A showdown request is at most 16 KB: send at most 10 hands."
+        }
 
     def test_too_many_hands_are_counted_before_any_hand_is_looked_at(self, host, client):
         # Names that collide once trimmed: the per-hand duplicate check used to run (and
