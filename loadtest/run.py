@@ -47,12 +47,14 @@ def free_port() -> int:
 
 class BoardReader(HTMLParser):
     """The stable hooks of the board fragment: each tap form's fields by name (any markup
-    around them) and the level of each message (its data-level attribute)."""
+    around them), the level of each message (its data-level attribute) and whether a
+    crowning's result card is shown (its data-result attribute)."""
 
     def __init__(self, html: str) -> None:
         super().__init__()
         self.tap_forms: list[dict[str, str]] = []
         self.message_levels: list[str] = []
+        self.result_card = False
         self._form: dict[str, str] | None = None
         self.feed(html)
 
@@ -65,6 +67,15 @@ class BoardReader(HTMLParser):
             self._form[attrs["name"]] = attrs.get("value") or ""
         if attrs.get("data-level"):
             self.message_levels.append(attrs["data-level"])
+        if attrs.get("data-result"):
+            self.result_card = True
+
+    def acknowledged(self) -> bool:
+        """The write was applied: a message at an acknowledging level, or (a crowning says
+        it with its result card alone) no message and the card."""
+        if self.message_levels:
+            return self.message_levels[0] in ACKNOWLEDGED_LEVELS
+        return self.result_card
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "form":
@@ -143,9 +154,9 @@ def host_loop(
                 response, reply = browser.request(
                     "POST", f"{board}tap/", body, {"HX-Request": "true"}
                 )
-                levels = BoardReader(reply).message_levels
+                answer = BoardReader(reply)
                 with browser.stats.lock:
-                    if response.status != 200 or not levels or levels[0] not in ACKNOWLEDGED_LEVELS:
+                    if response.status != 200 or not answer.acknowledged():
                         browser.stats.refused += 1
                     elif form["key"] in browser.stats.acknowledged:
                         browser.stats.replays += 1
