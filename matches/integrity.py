@@ -6,22 +6,18 @@ The constraints should make most of these impossible; this finds damage done aro
 
 from django.core.exceptions import ValidationError
 from django.db.models import (
-    Case,
     Count,
     Exists,
-    IntegerField,
     Max,
     Min,
     OuterRef,
     Q,
     Sum,
-    Value,
-    When,
 )
 
 from .limits import MAX_PLAYERS, MIN_PLAYERS
-from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, clean_name, name_key
-from .scoring import COUNT_FIELDS, place_counts
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Tap, clean_name, name_key
+from .scoring import COUNT_FIELDS, count_sum
 
 
 def integrity_problems() -> list[str]:
@@ -126,18 +122,6 @@ def tap_problems() -> list[str]:
     return problems
 
 
-def _worth(field: str) -> Sum:
-    """The sum of one count over filed seats, each place worth what scoring says for its
-    table's mode (written as SQL so the scan stays one aggregate query)."""
-    whens = []
-    for mode in Table.Mode.values:
-        for place in range(1, MAX_PLAYERS + 1):
-            amount = getattr(place_counts(mode, place), field)
-            if amount:
-                whens.append(When(match__table__mode=mode, place=place, then=Value(amount)))
-    return Sum(Case(*whens, default=Value(0), output_field=IntegerField()))
-
-
 def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
     """What a counts model holds per player and table, summed over its rows."""
     return {
@@ -155,7 +139,7 @@ def tally_problems() -> list[str]:
         (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
         for r in Seat.objects.filter(match__status=Match.Status.FILED)
         .values("player_id", "match__table_id")
-        .annotate(**{field: _worth(field) for field in COUNT_FIELDS})
+        .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
     }
     problems = []
     for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):

@@ -20,8 +20,8 @@ from django.db import connection, transaction
 from django.db.models import Count, Prefetch, Q, QuerySet
 from openskill.models import PlackettLuce
 
-from . import services
-from .models import Match, Player, PlayerRating, RatingChange, Seat, Table
+from . import scoring, services
+from .models import Match, Player, PlayerRating, RatingChange, Seat
 
 MODEL = PlackettLuce()
 MODEL_NAME = "PlackettLuce"
@@ -44,9 +44,9 @@ def shown_rating(mu: float, sigma: float) -> int:
 
 
 def _ranks(mode: str, places: Sequence[int]) -> list[int]:
-    if mode == Table.Mode.RANKED:
-        return list(places)
-    return [1 if place == 1 else 2 for place in places]
+    """Each player's rank in the rating event: the place the mode names; at a
+    winner-takes-all table everyone but the winner shares second."""
+    return [scoring.shown_place(mode, place) or 2 for place in places]
 
 
 def rate_match(

@@ -5,7 +5,10 @@ JSON exports and the templates (through the brag filters) all ask here."""
 from dataclasses import dataclass
 
 from django.contrib.humanize.templatetags.humanize import ordinal
+from django.db.models import Case, IntegerField, Sum, Value, When
 from django.utils.translation import gettext
+
+from .limits import MAX_PLAYERS
 
 RANKED = "ranked"
 WINNER_TAKES_ALL = "winner_takes_all"
@@ -63,3 +66,16 @@ def place_label(mode: str, place: int) -> str:
     if shown is None:
         return gettext("out")
     return ordinal(shown) if is_ranked(mode) else gettext("winner")
+
+
+def count_sum(field: str, *, place: str = "place", mode: str = "match__table__mode") -> Sum:
+    """The SQL sum of one count (played, wins, seconds, thirds, points) over seats, each
+    place worth what place_counts says for its table's mode: the same rule, for queries
+    that add up filed seats directly (the integrity scan, tonight's totals)."""
+    whens = [
+        When(**{mode: table_mode, place: seat_place}, then=Value(amount))
+        for table_mode in (RANKED, WINNER_TAKES_ALL)
+        for seat_place in range(1, MAX_PLAYERS + 1)
+        if (amount := getattr(place_counts(table_mode, seat_place), field))
+    ]
+    return Sum(Case(*whens, default=Value(0), output_field=IntegerField()))

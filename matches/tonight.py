@@ -6,11 +6,10 @@ import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Case, Count, IntegerField, Q, Sum, Value, When
 from django.utils import timezone
 
 from .models import Match, Seat, Table
-from .scoring import RANKED_POINTS, is_ranked
+from .scoring import count_sum, is_ranked
 
 NIGHT_STARTS = datetime.time(12)
 
@@ -33,11 +32,6 @@ def night_start(now: datetime.datetime | None = None) -> datetime.datetime:
     return timezone.make_aware(datetime.datetime.combine(day, NIGHT_STARTS))
 
 
-def _points() -> Case:
-    whens = [When(place=place, then=Value(points)) for place, points in RANKED_POINTS.items()]
-    return Case(*whens, default=Value(0), output_field=IntegerField())
-
-
 def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
     """One grouped query: per table and player, tonight's filed results."""
     return (
@@ -47,7 +41,7 @@ def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
             match__filed_at__gte=night_start(now),
         )
         .values("match__table_id", "player_id", "player__name")
-        .annotate(played=Count("id"), wins=Count("id", filter=Q(place=1)), points=Sum(_points()))
+        .annotate(**{field: count_sum(field) for field in ("played", "wins", "points")})
     )
 
 
