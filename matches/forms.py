@@ -110,28 +110,45 @@ class RosterForm(forms.Form):
 
 
 class TapForm(forms.Form):
-    match = forms.IntegerField(min_value=1)
+    # The match by its server id (the page's form), or by its number on this table (the
+    # tablet's queue, which may tap in a match that opened while it was offline).
+    match = forms.IntegerField(required=False, min_value=1)
+    number = forms.IntegerField(required=False, min_value=1)
     player = forms.IntegerField(min_value=1)
     # A fresh key per rendered button; a missing key only loses duplicate protection.
     key = forms.UUIDField(required=False)
 
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("match") is None and cleaned.get("number") is None:
+            raise forms.ValidationError("name the match", code="no_match")
+        return cleaned
+
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
-        return {
-            "match_id": data["match"],
-            "player_id": data["player"],
-            "key": data["key"] or uuid.uuid4(),
-        }
+        named = (
+            {"match_id": data["match"]}
+            if data["match"] is not None
+            else {"match_number": data["number"]}
+        )
+        return {**named, "player_id": data["player"], "key": data["key"] or uuid.uuid4()}
 
 
 class UndoForm(forms.Form):
-    # The tap the host saw as the latest; absent means "whatever is latest".
+    # The tap the host saw as the latest; absent means "whatever is latest". The page's
+    # button names it by id, the tablet's queue by the key it tapped with.
     tap = forms.IntegerField(required=False, min_value=1)
+    tap_key = forms.UUIDField(required=False)
     # Sent by the confirmation page: the next match's new roster may go with the undo.
     drop_roster = forms.BooleanField(required=False)
 
     def service_kwargs(self) -> dict:
-        return {"tap_id": self.cleaned_data["tap"], "drop_roster": self.cleaned_data["drop_roster"]}
+        data = self.cleaned_data
+        return {
+            "tap_id": data["tap"],
+            "tap_key": data["tap_key"],
+            "drop_roster": data["drop_roster"],
+        }
 
 
 class CloseForm(forms.Form):

@@ -58,6 +58,12 @@ ALREADY_UNDONE = _("That tap was already undone; nothing was changed.")
 NOT_LATEST = _(
     "Only the most recent tap can be undone and the table has moved on since; nothing was changed."
 )
+MATCH_NOT_OPEN = _("Match %(number)s has not started; nothing was changed.")
+TAP_NEVER_RECORDED = _("That tap was never recorded, so there is nothing to undo.")
+NOT_LATEST_NAMED = _(
+    "%(name)s’s tap is no longer the most recent one on this table, so it was not undone; "
+    "nothing was changed."
+)
 FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 ROSTER_LOCKED = _("The roster can only change before the first tap of a match.")
 MATCH_UNDER_WAY = _(
@@ -72,10 +78,12 @@ UNDO_DROPS_ROSTER = _(
 
 
 class RuleError(Exception):
-    """A write the rules refuse. Its message is shown to the host as it is."""
+    """A write the rules refuse. Its message is shown to the host as it is; its code is for
+    programs (the tablet's tap queue explains a refused tap by it)."""
 
-    def __init__(self, message: str, **params: object) -> None:
+    def __init__(self, message: str, *, code: str = "refused", **params: object) -> None:
         self.message = str(message) % params if params else str(message)
+        self.code = code
         super().__init__(self.message)
 
 
@@ -96,6 +104,9 @@ class UndoResult:
     match: Match
     # True when the undone tap was a crowning: the match is open again.
     reopened: bool
+    # True when the undo named its tap by key and that tap had already been undone: a
+    # resent undo from the tablet's queue, answered without changing anything.
+    replayed: bool = False
 
 
 def player_name_clean(name: str) -> str:
@@ -151,23 +162,39 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
 def _lock_open_table(table_id: int, by: AbstractBaseUser) -> Table:
     table = Table.objects.select_for_update().get(pk=table_id)
     if not table.can_be_changed_by(by):
-        raise RuleError(NOT_YOUR_TABLE)
+        raise RuleError(NOT_YOUR_TABLE, code="not_your_table")
     if not table.is_open:
-        raise RuleError(TABLE_CLOSED)
+        raise RuleError(TABLE_CLOSED, code="table_closed")
     return table
+
+
+def _check_open(match: Match) -> Match:
+    if match.status == Match.Status.FILED:
+        raise RuleError(MATCH_FILED, code="match_filed", number=match.number)
+    if match.status == Match.Status.DISCARDED:
+        raise RuleError(MATCH_DISCARDED, code="match_discarded", number=match.number)
+    return match
 
 
 def _lock_match(table: Table, match_id: int) -> Match:
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
-        raise RuleError(MATCH_NOT_FOUND)
+        raise RuleError(MATCH_NOT_FOUND, code="match_not_found")
     if match.table_id != table.pk:
-        raise RuleError(WRONG_TABLE)
-    if match.status == Match.Status.FILED:
-        raise RuleError(MATCH_FILED, number=match.number)
-    if match.status == Match.Status.DISCARDED:
-        raise RuleError(MATCH_DISCARDED, number=match.number)
-    return match
+        raise RuleError(WRONG_TABLE, code="wrong_table")
+    return _check_open(match)
+
+
+def _lock_match_numbered(table: Table, number: int) -> Match:
+    """The table's match with this number, as a tablet that played on offline names it: the
+    one filed or open under that number (a discarded one only when no other has it)."""
+    candidates = list(table.matches.select_for_update().filter(number=number).order_by("-id")[:5])
+    live = [m for m in candidates if m.status != Match.Status.DISCARDED]
+    match = (live or candidates or [None])[0]
+    if match is None:
+        # A number past the open match: its crowning has not happened (or was undone).
+        raise RuleError(MATCH_NOT_OPEN, code="match_not_open", number=number)
+    return _check_open(match)
 
 
 def _mark_changed(table: Table) -> None:
@@ -268,40 +295,66 @@ def table_launch(
 
 
 def match_eliminate(
-    *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
+    *,
+    table_id: int,
+    player_id: int,
+    key: uuid.UUID,
+    by: AbstractBaseUser,
+    match_id: int | None = None,
+    match_number: int | None = None,
 ) -> TapResult:
-    """Put a player out of an open match; the tap that leaves one standing crowns and files."""
+    """Put a player out of an open match; the tap that leaves one standing crowns and files.
+
+    The match is named by its id, or by its number on this table (exactly one of the two):
+    a tablet that played on offline taps in a match whose id it never saw, and its tap
+    applies once the crowning before it has opened that match."""
+    if (match_id is None) == (match_number is None):
+        raise ValueError("name the match by exactly one of match_id and match_number")
     try:
         return _match_eliminate(
-            table_id=table_id, match_id=match_id, player_id=player_id, key=key, by=by
+            table_id=table_id,
+            match_id=match_id,
+            match_number=match_number,
+            player_id=player_id,
+            key=key,
+            by=by,
         )
     except IntegrityError:
         # Only a key already used on another table, arriving under that table's lock at the
         # same moment, gets here: the unique index refused it and nothing was written.
-        raise RuleError(WRONG_TABLE) from None
+        raise RuleError(WRONG_TABLE, code="wrong_table") from None
 
 
 @transaction.atomic
 def _match_eliminate(
-    *, table_id: int, match_id: int, player_id: int, key: uuid.UUID, by: AbstractBaseUser
+    *,
+    table_id: int,
+    match_id: int | None,
+    match_number: int | None,
+    player_id: int,
+    key: uuid.UUID,
+    by: AbstractBaseUser,
 ) -> TapResult:
     table = _lock_open_table(table_id, by)
     # Looked up under the table lock, so a retry racing its original sees it committed.
     earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
     if earlier is not None:
         if earlier.match.table_id != table.pk:
-            raise RuleError(WRONG_TABLE)
+            raise RuleError(WRONG_TABLE, code="wrong_table")
         if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE)
+            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone")
         return _replay(earlier)
 
-    match = _lock_match(table, match_id)
+    if match_id is not None:
+        match = _lock_match(table, match_id)
+    else:
+        match = _lock_match_numbered(table, match_number)
     seats = list(match.seats.select_related("player"))
     seat = next((s for s in seats if s.player_id == player_id), None)
     if seat is None:
-        raise RuleError(UNKNOWN_PLAYER)
+        raise RuleError(UNKNOWN_PLAYER, code="not_seated")
     if seat.place is not None:
-        raise RuleError(ALREADY_OUT, name=seat.player.name)
+        raise RuleError(ALREADY_OUT, code="already_out", name=seat.player.name)
 
     standing = [s for s in seats if s.place is None]
     seat.place = len(standing)
@@ -353,21 +406,36 @@ def roster_changed(filed: Match, following: Match) -> bool:
 
 @transaction.atomic
 def table_undo_last(
-    *, table_id: int, tap_id: int | None, by: AbstractBaseUser, drop_roster: bool = False
+    *,
+    table_id: int,
+    tap_id: int | None,
+    by: AbstractBaseUser,
+    drop_roster: bool = False,
+    tap_key: uuid.UUID | None = None,
 ) -> UndoResult:
     """Take back the table's most recent tap, however far back; a crowning reopens its match.
 
-    tap_id names the tap the host saw as the most recent: a repeated or late undo then
-    refuses instead of taking back an older tap the host never meant. Undoing a crowning
-    removes the match that opened after it; if that match was given a new roster, the host
-    must confirm (drop_roster) that the change goes with it."""
+    tap_id (the page's button) or tap_key (the tablet's queue) names the tap the host saw as
+    the most recent: a repeated or late undo then refuses instead of taking back an older tap
+    the host never meant; an undo by key of a tap already undone is answered as a replay.
+    Undoing a crowning removes the match that opened after it; if that match was given a new
+    roster, the host must confirm (drop_roster) that the change goes with it."""
     table = _lock_open_table(table_id, by)
-    if tap_id is not None:
+    named = None
+    if tap_key is not None:
+        named = Tap.objects.select_related("player", "match").filter(key=tap_key).first()
+        if named is None:
+            raise RuleError(TAP_NEVER_RECORDED, code="tap_unknown")
+        if named.match.table_id != table.pk:
+            raise RuleError(TAP_NOT_FOUND, code="tap_not_found")
+        if named.is_undone:
+            return UndoResult(tap=named, match=named.match, reopened=False, replayed=True)
+    elif tap_id is not None:
         named = Tap.objects.filter(pk=tap_id, match__table=table).first()
         if named is None:
-            raise RuleError(TAP_NOT_FOUND)
+            raise RuleError(TAP_NOT_FOUND, code="tap_not_found")
         if named.is_undone:
-            raise RuleError(ALREADY_UNDONE)
+            raise RuleError(ALREADY_UNDONE, code="already_undone")
     latest = (
         Tap.objects.select_related("player")
         .filter(match__table=table, undone_at__isnull=True)
@@ -375,9 +443,11 @@ def table_undo_last(
         .first()
     )
     if latest is None:
-        raise RuleError(NOTHING_TO_UNDO)
-    if tap_id is not None and latest.pk != tap_id:
-        raise RuleError(NOT_LATEST)
+        raise RuleError(NOTHING_TO_UNDO, code="nothing_to_undo")
+    if named is not None and latest.pk != named.pk:
+        if tap_key is not None:
+            raise RuleError(NOT_LATEST_NAMED, code="not_latest", name=named.player.name)
+        raise RuleError(NOT_LATEST, code="not_latest")
 
     match = Match.objects.select_for_update().get(pk=latest.match_id)
     reopened = match.status == Match.Status.FILED
@@ -386,7 +456,12 @@ def table_undo_last(
         # is the latest), so it goes; its rows stay for the audit trail.
         following = table.matches.open().first()
         if following is not None and not drop_roster and roster_changed(match, following):
-            raise RuleError(UNDO_DROPS_ROSTER, number=match.number, next=following.number)
+            raise RuleError(
+                UNDO_DROPS_ROSTER,
+                code="undo_drops_roster",
+                number=match.number,
+                next=following.number,
+            )
         table.matches.open().update(status=Match.Status.DISCARDED)
         _add_to_standings(table=table, match=match, seats=list(match.seats.all()), sign=-1)
         ratings.ratings_unfile(match=match)
@@ -411,7 +486,7 @@ def match_set_roster(
     table = _lock_open_table(table_id, by)
     match = _lock_match(table, match_id)
     if match.taps.filter(undone_at__isnull=True).exists():
-        raise RuleError(ROSTER_LOCKED)
+        raise RuleError(ROSTER_LOCKED, code="roster_locked")
     players = players_resolve(names=clean_player_names(player_names))
     match.seats.all().delete()
     Seat.objects.bulk_create(

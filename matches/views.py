@@ -14,7 +14,7 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, feedback, qr, selectors, services, tonight
+from . import caching, feedback, qr, selectors, services, tap_queue, tonight
 from .access import host_required
 from .exports import TABLE_RESULTS_HEADER, csv_response, json_response, table_result_row
 from .forms import (
@@ -116,17 +116,19 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     form = TapForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
-        return _board_or_redirect(request, table)
+        return tap_queue.mark(_board_or_redirect(request, table), tap_queue.refusal())
     try:
         result = services.match_eliminate(
             table_id=table.pk, **form.service_kwargs(), by=request.user
         )
     except services.RuleError as error:
         messages.error(request, error.message)
+        outcome = tap_queue.refusal(error)
     else:
         if message := feedback.tap_message(result, table=table):
             messages.info(request, message)
-    return _board_or_redirect(request, table)
+        outcome = tap_queue.outcome_of(result)
+    return tap_queue.mark(_board_or_redirect(request, table), outcome)
 
 
 @host_required
@@ -143,16 +145,18 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
-        return _board_or_redirect(request, table)
+        return tap_queue.mark(_board_or_redirect(request, table), tap_queue.refusal())
     try:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
         )
     except services.RuleError as error:
         messages.error(request, error.message)
+        outcome = tap_queue.refusal(error)
     else:
         messages.info(request, feedback.undo_message(result))
-    return _board_or_redirect(request, table)
+        outcome = tap_queue.outcome_of(result)
+    return tap_queue.mark(_board_or_redirect(request, table), outcome)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:

@@ -1,0 +1,100 @@
+"""The server's side of the tablet's tap queue (static/js/tap-queue.js): the outcome headers
+that tell the queue what became of each entry it sent, and the board's state as data, which
+the queue builds its prediction on while entries wait."""
+
+from dataclasses import dataclass
+
+from django.http import HttpResponse
+from django.utils.translation import ngettext
+
+from . import scoring
+from .limits import MAX_PLAYERS
+from .services import RuleError, TapResult, UndoResult
+
+OUTCOME_HEADER = "X-Tap-Outcome"
+CODE_HEADER = "X-Tap-Code"
+APPLIED, REPLAYED, REFUSED = "applied", "replayed", "refused"
+BAD_REQUEST = "bad_request"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one tap or undo: applied, replayed (already applied earlier under the
+    same key) or refused, with the rule's code when refused."""
+
+    outcome: str
+    code: str = ""
+
+
+def outcome_of(result: TapResult | UndoResult) -> Outcome:
+    return Outcome(REPLAYED if result.replayed else APPLIED)
+
+
+def refusal(error: RuleError | None = None) -> Outcome:
+    return Outcome(REFUSED, error.code if error is not None else BAD_REQUEST)
+
+
+def mark(response: HttpResponse, outcome: Outcome) -> HttpResponse:
+    """The outcome headers on a tap's or an undo's answer."""
+    response[OUTCOME_HEADER] = outcome.outcome
+    if outcome.code:
+        response[CODE_HEADER] = outcome.code
+    return response
+
+
+def _points(mode: str, place: int) -> str:
+    points = scoring.points_for(mode, place)
+    if points is None:
+        return ""
+    # The result card's own wording ({% blocktranslate count %} in _result_card.html).
+    return ngettext("%(counter)s pt", "%(counter)s pts", points) % {"counter": points}
+
+
+def board_state(*, board, table, is_host: bool) -> dict:
+    """The board on screen as data: the queue predicts on top of it. Seats in seating order
+    with their places; the latest live tap (its key names it in an undo); the result card's
+    places (an undone crowning puts them back); labels for every place in this mode."""
+    match = board.match
+    seats = sorted(board.standing + board.out, key=lambda seat: seat.position)
+    last = board.last_tap
+    mode = table.mode
+    return {
+        "table": table.pk,
+        # The table's change counter: a tablet keeps the newest board it has seen.
+        "version": table.version,
+        "mode": mode,
+        "ranked": table.is_ranked,
+        "open": table.is_open,
+        "host": is_host,
+        "match": match.number if match else None,
+        "dealer": match.first_dealer.name if match else None,
+        "seats": [
+            {"player": seat.player_id, "name": seat.player.name, "place": seat.place}
+            for seat in seats
+        ],
+        "last_tap": (
+            {
+                "key": str(last.key),
+                "player": last.player_id,
+                "name": last.player.name,
+                "number": last.match.number,
+                "place": last.place,
+                "crowned": board.undo_reopens,
+            }
+            if last is not None and is_host
+            else None
+        ),
+        "result": (
+            {
+                "number": board.result.number,
+                "seats": [
+                    {"player": s.player_id, "name": s.player.name, "place": s.place}
+                    for s in board.result_seats
+                ],
+            }
+            if board.result is not None
+            else None
+        ),
+        "places": {place: scoring.place_label(mode, place) for place in range(1, MAX_PLAYERS + 1)},
+        "points": {place: _points(mode, place) for place in range(1, MAX_PLAYERS + 1)},
+    }
