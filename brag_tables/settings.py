@@ -211,6 +211,9 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF, "data:"],
         "connect-src": [SELF],
         "font-src": [SELF],
+        # The service worker (/sw.js) and the web app manifest, both from our own origin.
+        "worker-src": [SELF],
+        "manifest-src": [SELF],
         "form-action": [SELF],
         "frame-ancestors": [NONE],
         "base-uri": [SELF],

@@ -1,11 +1,22 @@
 from django.urls import path
 
-from . import views, views_league, views_players, views_rules, views_seasons, views_standings
+from . import (
+    offline,
+    views,
+    views_league,
+    views_players,
+    views_rules,
+    views_seasons,
+    views_standings,
+)
 
 app_name = "matches"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("sw.js", offline.service_worker, name="service_worker"),
+    path("manifest.webmanifest", offline.manifest, name="manifest"),
+    path("favicon.ico", offline.favicon, name="favicon"),
     path("setup/", views.setup, name="setup"),
     path("tables/new/", views.table_new, name="table_new"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),

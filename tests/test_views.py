@@ -210,17 +210,28 @@ class TestTablePage:
         assert "<html" not in html and "<h1>" not in html
         assert "<bdi>Ben</bdi> is out." in html
         assert button_names(html) == ["Alice", "Cara", "Dev"]
-        # Winner takes all: the heading says "Out" once; no "out" after each name.
-        assert '<li><span class="name">Ben</span></li>' in html
-        assert '<span class="place">out</span>' not in html
+        # Winner takes all names no places: Ben's tile stays in his seat, greyed, "out".
+        assert (
+            '<div class="player player-out"><span class="tile-name">Ben</span> '
+            '<span class="tile-place">out</span></div>'
+        ) in html
+        assert html.index("tap-" + str(seat_of(open_match(table), "Alice").player_id)) < html.index(
+            '<span class="tile-name">Ben</span>'
+        )
 
-    def test_ranked_out_list_shows_places(self, host_client):
+    def test_ranked_out_tiles_show_places(self, host_client):
         table = make_table()
         tap(table, "Ben")
         tap(table, "Alice")
         html = host_client.get(table_url(table)).content.decode()
+        assert '<span class="tile-name">Ben</span> <span class="tile-place">4th</span>' in html
+        assert '<span class="tile-name">Alice</span> <span class="tile-place">3rd</span>' in html
+
+    def test_a_viewer_reads_the_out_list_with_places(self, host, client):
+        table = make_table()
+        tap(table, "Ben")
+        html = client.get(table_url(table)).content.decode()
         assert '<span class="name">Ben</span> <span class="place">4th</span>' in html
-        assert '<span class="name">Alice</span> <span class="place">3rd</span>' in html
 
     def test_undo_button_takes_back_the_latest_tap(self, host_client):
         table = make_table()

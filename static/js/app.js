@@ -49,6 +49,11 @@
     }
   });
 
+  // The tap queue (tap-queue.js) sends with fetch, not htmx: it hands over the board's tag.
+  document.addEventListener("brag:board-tag", function (event) {
+    boardTag = event.detail.tag || null;
+  });
+
   document.addEventListener("htmx:sendError", function (event) {
     showTrouble(event.detail.elt);
   });

@@ -1,0 +1,36 @@
+"""The host's tile grid and the board's state as data, for the tap queue (tap-queue.js)."""
+
+import uuid
+
+from django import template
+from django.utils.html import json_script
+
+from matches import tap_queue
+
+register = template.Library()
+
+
+@register.simple_tag
+def seat_tiles(board) -> list[tuple]:
+    """Every seat of the open match in seating order, standing or out, each standing one with
+    a fresh idempotency key: a tapped player keeps their tile, so nothing reflows."""
+    seats = sorted(board.standing + board.out, key=lambda seat: seat.position)
+    return [(seat, uuid.uuid4() if seat.place is None else None) for seat in seats]
+
+
+# Mirrored in tap-queue.js (longWord): a word longer than this gets a smaller type.
+LONG_WORD = 9
+
+
+@register.filter
+def long_word(name: str) -> bool:
+    """Whether a name has a word too long for a tile at full size."""
+    return any(len(word) > LONG_WORD for word in name.split())
+
+
+@register.simple_tag
+def board_state(board, table, is_host: bool) -> str:
+    """The board as a JSON data island (<script type="application/json" id="board-state">)."""
+    return json_script(
+        tap_queue.board_state(board=board, table=table, is_host=is_host), "board-state"
+    )
