@@ -3,15 +3,23 @@ a network outage, a cold reload offline, conflicts explained, a lost login, a sl
 and a board that never moves under a finger."""
 
 import re
-import threading
-import uuid
+from pathlib import Path
 
 import pytest
+from django.contrib.sessions.models import Session
 from playwright.sync_api import expect
 
 from matches.models import Tap
-from tests.browser import LANDSCAPE, PORTRAIT, SYNC_TIMEOUT_MS, log_in, player_button, tablet
-from tests.factories import WORKED_GAME, make_table, open_match, places, tap
+from tests.browser import (
+    LANDSCAPE,
+    PASSWORD,
+    PORTRAIT,
+    SYNC_TIMEOUT_MS,
+    log_in,
+    player_button,
+    tablet,
+)
+from tests.factories import WORKED_GAME, make_table, places
 
 pytestmark = pytest.mark.browser
 TEN = [
@@ -52,6 +60,23 @@ def taps_in_order(table):
         .select_related("match", "player")
         .order_by("id")
     ]
+
+
+def tile(page, name):
+    return page.locator("#tiles > li", has_text=name)
+
+
+def expect_pending(page, name):
+    """Out at once, before any answer: not an enabled button, and marked pending."""
+    expect(player_button(page, name)).to_have_count(0, timeout=1000)
+    expect(tile(page, name).locator(".tile-pending")).to_have_text("pending", timeout=1000)
+
+
+def with_worker(page):
+    """Wait for the service worker to control the page (it then keeps the page's copy)."""
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
 
 
 def tile_boxes(page) -> list[dict]:
@@ -106,10 +131,11 @@ class TestLayout:
             assert same_box(undo_box, undo), name
             for message in page.locator(".messages, .queue-notes").all():
                 if message.is_visible():
-                    assert not any(overlaps(message.bounding_box(), b) for b in boxes + [undo])
+                    box = message.bounding_box()
+                    assert not any(overlaps(box, b) for b in [*boxes, undo])
         card = page.locator("#result-card")
         card_box = card.bounding_box()
-        assert not any(overlaps(card_box, b) for b in tile_boxes(page) + [undo_box])
+        assert not any(overlaps(card_box, b) for b in [*tile_boxes(page), undo_box])
         assert card_box["x"] + card_box["width"] <= viewport["width"]
         assert card_box["y"] + card_box["height"] <= viewport["height"]
         expect(card.locator(".result-places li")).to_have_count(10)
@@ -117,4 +143,144 @@ class TestLayout:
         assert not overlaps(hide, card.get_by_role("heading").bounding_box())
         assert not overlaps(hide, card.locator(".result-places").bounding_box())
         assert places(table.matches.get(number=1))["Ana"] == 1
-        page.screenshot(path=f"/tmp/layout-{viewport['width']}.png")
+        shots = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+        page.screenshot(path=shots / f"table-ten-crowned-{viewport['width']}.png")
+        page.context.close()
+
+
+class TestOffline:
+    def test_taps_through_a_cold_reload_into_the_next_match_reach_the_server_in_order(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        with_worker(page)
+        page.context.set_offline(True)
+        for name in ["Ben", "Alice"]:
+            player_button(page, name).tap()
+            expect_pending(page, name)
+        expect(queue_status(page)).to_contain_text("2 taps waiting")
+        expect(queue_status(page)).to_contain_text("offline")
+
+        page.reload()  # no network: the service worker's copy, the queue from storage
+        expect(page.get_by_role("heading", name="Match 1")).to_be_visible()
+        expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")
+        expect(tile(page, "Alice").locator(".tile-pending")).to_be_visible()
+        player_button(page, "Cara").tap()  # leaves Dev: the crowning, predicted
+        card = page.locator("#result-card-pending")
+        expect(card).to_contain_text("Dev wins match 1!")
+        expect(card).to_contain_text("pending")
+        expect(page.get_by_role("heading", name="Match 2")).to_be_visible()
+        for name in WORKED_GAME:
+            expect(player_button(page, name)).to_be_enabled()
+        player_button(page, "Ben").tap()  # the next match's first tap, by number
+        expect_pending(page, "Ben")
+        expect(queue_status(page)).to_contain_text("4 taps waiting")
+        assert not Tap.objects.exists()
+
+        page.context.set_offline(False)
+        settled(page, timeout=30000)
+        assert taps_in_order(table) == [(1, "Ben"), (1, "Alice"), (1, "Cara"), (2, "Ben")]
+        assert Tap.objects.count() == 4
+        expect(page.get_by_role("heading", name="Match 2")).to_be_visible()
+        expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")
+        expect(tile(page, "Ben").locator(".tile-pending")).to_have_count(0)
+        page.context.close()
+
+    def test_undo_withdraws_an_unsent_tap(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        page.context.set_offline(True)
+        player_button(page, "Ben").tap()
+        player_button(page, "Alice").tap()
+        page.get_by_role("button", name="Undo Alice out (match 1)").tap()
+        expect(player_button(page, "Alice")).to_be_enabled()
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        page.context.set_offline(False)
+        settled(page, timeout=30000)
+        assert taps_in_order(table) == [(1, "Ben")]
+        page.context.close()
+
+
+class TestConflicts:
+    def test_a_tap_made_offline_that_another_tablet_made_first_is_explained(self, browser, site):
+        table = make_table(players=["Ana", "Bob", "Cy", "Di"])
+        offline = host_tablet(browser, site, table)
+        online = host_tablet(browser, site, table)
+        offline.context.set_offline(True)
+        player_button(offline, "Bob").tap()
+        expect_pending(offline, "Bob")
+        player_button(online, "Bob").tap()
+        player_button(online, "Cy").tap()
+        settled(online)
+        offline.context.set_offline(False)
+        expect(offline.locator(".queue-note")).to_have_text(
+            "Bob’s tap was not recorded: Bob was already out on another tablet.",
+            timeout=30000,
+        )
+        settled(offline)
+        # The server's board: Bob 4th (the other tablet's tap), Cy 3rd.
+        expect(tile(offline, "Bob").locator(".tile-place")).to_have_text("4th")
+        expect(tile(offline, "Cy").locator(".tile-place")).to_have_text("3rd")
+        expect(player_button(offline, "Ana")).to_be_enabled()
+        assert taps_in_order(table) == [(1, "Bob"), (1, "Cy")]
+        offline.context.close()
+        online.context.close()
+
+    def test_a_logged_out_tablet_keeps_its_taps_and_sends_them_after_logging_in(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        Session.objects.all().delete()  # logged out elsewhere, or the session expired
+        player_button(page, "Ben").tap()
+        note = page.locator(".queue-login")
+        expect(note).to_contain_text("Log in again to send 1 waiting tap.", timeout=10000)
+        expect_pending(page, "Ben")
+        assert not Tap.objects.exists()
+        note.get_by_role("link", name="Log in").click()
+        page.get_by_label("Username").fill("host")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        expect(page).to_have_url(re.compile(rf"/tables/{table.pk}/$"))
+        settled(page)
+        assert taps_in_order(table) == [(1, "Ben")]
+        page.context.close()
+
+
+class TestSlowNetwork:
+    def test_four_taps_in_a_row_without_waiting_are_recorded_in_order(self, browser, site):
+        table = make_table(players=["Ana", "Ben", "Cy", "Di", "Eva", "Fay"])
+        page = host_tablet(browser, site, table)
+        cdp = page.context.new_cdp_session(page)
+        cdp.send(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": 3000, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
+        order = ["Fay", "Cy", "Ana", "Eva"]
+        for name in order:
+            player_button(page, name).tap()
+            expect_pending(page, name)  # at once, not 3 s later
+        settled(page, timeout=60000)
+        assert taps_in_order(table) == [(1, name) for name in order]
+        page.context.close()
+
+
+class TestTwoTabletsAtOnce:
+    def test_both_show_the_servers_board_within_two_polls(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        pages = [host_tablet(browser, site, table), host_tablet(browser, site, table)]
+        player_button(pages[0], "Ben").click(no_wait_after=True)
+        player_button(pages[1], "Alice").click(no_wait_after=True)
+        for page in pages:
+            settled(page)
+        assert sorted(name for _, name in taps_in_order(table)) == ["Alice", "Ben"]
+        places_now = places(table.matches.get(number=1))
+        for page in pages:
+            for name in ["Alice", "Ben"]:
+                expect(tile(page, name).locator(".tile-place")).to_have_text(
+                    {4: "4th", 3: "3rd"}[places_now[name]], timeout=2 * 3000 + 1000
+                )
+                expect(tile(page, name).locator(".tile-pending")).to_have_count(0)
+        for page in pages:
+            page.context.close()
