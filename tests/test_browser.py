@@ -78,8 +78,8 @@ class TestWorkedGame:
         for name in ["Ben", "Alice"]:
             player_button(host_page, name).tap()
             expect(host_page.get_by_text(f"{name} is out.")).to_be_visible()
-        # Winner takes all: "Out" once, as the heading, not after every name.
-        expect(host_page.locator(".out-list li")).to_have_text(["Ben", "Alice"])
+        # Winner takes all names no places: each tile stays in its seat, greyed, "out".
+        expect(host_page.locator("#tiles li.is-out")).to_have_text(["Alice out", "Ben out"])
         player_button(host_page, "Cara").tap()
         expect(host_page.locator("#result-card")).to_contain_text("Dev wins match 1!")
         expect(host_page.locator("#result-card")).to_contain_text("Out: Cara, Alice, Ben")
@@ -184,7 +184,7 @@ class TestDoubleTaps:
         table = make_table(players=WORKED_GAME)
         host_page.goto(f"{site}/tables/{table.pk}/")
         player_button(host_page, "Ben").dblclick()
-        expect(host_page.locator(".out-list")).to_contain_text("Ben")
+        expect(host_page.locator("#tiles li.is-out")).to_have_text(["Ben 4th"])
         host_page.wait_for_load_state("networkidle")
         assert Tap.objects.count() == 1
         assert places(table.matches.get(number=1))["Alice"] is None
@@ -196,7 +196,7 @@ class TestDoubleTaps:
         x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
         host_page.touchscreen.tap(x, y)
         host_page.touchscreen.tap(x, y)
-        expect(host_page.locator(".out-list")).to_contain_text("Cara")
+        expect(host_page.locator("#tiles li.is-out")).to_have_text(["Cara 4th"])
         host_page.wait_for_load_state("networkidle")
         assert Tap.objects.count() == 1
 
@@ -226,7 +226,7 @@ class TestWithoutJavaScript:
 
 
 class TestNetworkTrouble:
-    def test_a_failed_tap_is_shown_and_a_retry_applies_it_once(self, host_page, site):
+    def test_a_lost_answer_is_retried_by_the_queue_and_applied_once(self, host_page, site):
         table = make_table(players=WORKED_GAME)
         host_page.goto(f"{site}/tables/{table.pk}/")
         lost = []
@@ -241,12 +241,28 @@ class TestNetworkTrouble:
 
         host_page.route(re.compile(r".*/tap/$"), lose_the_answer)
         player_button(host_page, "Ben").tap()
-        alert = host_page.get_by_text("The server could not be reached.")
-        expect(alert).to_be_visible()
-        host_page.get_by_role("button", name="Retry").tap()
-        expect(host_page.get_by_text("Already recorded: Ben is out, 4th.")).to_be_visible()
-        expect(alert).to_be_hidden()
+        # The tap waits in the queue, which sends it again with the same key on its own.
+        expect(
+            host_page.locator("#tiles li", has_text="Ben").locator(".tile-pending")
+        ).to_be_visible()
+        expect(host_page.get_by_text("Already recorded: Ben is out, 4th.")).to_be_visible(
+            timeout=SYNC_TIMEOUT_MS
+        )
+        expect(host_page.locator("#queue-status")).to_contain_text("every tap recorded")
+        assert len(lost) == 1
         assert Tap.objects.count() == 1
+
+    def test_without_the_queue_a_failed_poll_shows_the_banner(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        page = tablet(browser).new_page()
+        page.goto(f"{site}/tables/{table.pk}/")
+        page.route(re.compile(r".*/tables/\d+/$"), lambda route: route.abort("connectionreset"))
+        alert = page.get_by_text("The server could not be reached.")
+        expect(alert).to_be_visible(timeout=SYNC_TIMEOUT_MS)
+        page.unroute(re.compile(r".*/tables/\d+/$"))
+        page.get_by_role("button", name="Retry").tap()
+        expect(alert).to_be_hidden(timeout=SYNC_TIMEOUT_MS)
+        page.context.close()
 
 
 class TestLayoutAndKeyboard:
@@ -325,7 +341,9 @@ class TestPolling:
         assert 304 in statuses
         expect(host_page.get_by_text("Ben is out, 4th.")).to_be_visible()
         tap(table, "Alice")  # from another tablet: the board changes and the old message goes
-        expect(host_page.locator(".out-list")).to_contain_text("Alice 3rd", timeout=SYNC_TIMEOUT_MS)
+        expect(host_page.locator("#tiles li", has_text="Alice")).to_have_text(
+            "Alice 3rd", timeout=SYNC_TIMEOUT_MS
+        )
         expect(host_page.get_by_text("Ben is out, 4th.")).to_have_count(0)
 
 
