@@ -238,7 +238,7 @@ class TestTablePage:
         latest = tap(table, "Ben").tap
         html = host_client.get(table_url(table)).content.decode()
         assert re.search(
-            r'<button type="submit" class="button button-undo">Undo <bdi>Ben</bdi>', html
+            r'<button type="submit" class="button button-undo"><span>Undo <bdi>Ben</bdi>', html
         )
         response = host_client.post(
             reverse("matches:undo", args=[table.pk]), {"tap": latest.pk}, **HTMX
