@@ -202,6 +202,23 @@ class TestOffline:
         page.context.close()
 
 
+    def test_undo_of_a_recorded_tap_waits_in_the_queue_and_names_it_by_key(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        player_button(page, "Ben").tap()
+        settled(page)
+        page.context.set_offline(True)
+        page.get_by_role("button", name="Undo Ben out (match 1)").tap()
+        expect(player_button(page, "Ben")).to_be_enabled()
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        assert Tap.objects.get().undone_at is None
+        page.context.set_offline(False)
+        settled(page, timeout=30000)
+        expect(page.get_by_text("Undone: Ben is back in match 1.")).to_be_visible()
+        assert Tap.objects.get().undone_at is not None
+        page.context.close()
+
+
 class TestConflicts:
     def test_a_tap_made_offline_that_another_tablet_made_first_is_explained(self, browser, site):
         table = make_table(players=["Ana", "Bob", "Cy", "Di"])

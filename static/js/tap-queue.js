@@ -546,6 +546,7 @@
   }
 
   function enqueue(entry) {
+    notes = []; // an explanation stays on screen until the host's next tap
     entry.at = new Date().toISOString();
     entries.push(entry);
     saveQueue();
