@@ -201,7 +201,6 @@ class TestOffline:
         assert taps_in_order(table) == [(1, "Ben")]
         page.context.close()
 
-
     def test_undo_of_a_recorded_tap_waits_in_the_queue_and_names_it_by_key(self, browser, site):
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
