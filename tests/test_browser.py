@@ -167,6 +167,10 @@ class TestTwoTabletsAndAViewer:
             expect(page.get_by_role("heading", name="Match 2")).to_be_visible(
                 timeout=SYNC_TIMEOUT_MS
             )
+            # Match 2 shows at once (the tap queue predicts the crowning): wait for the answers.
+            expect(page.locator("#queue-status")).to_contain_text(
+                "every tap recorded", timeout=SYNC_TIMEOUT_MS
+            )
         filed = first_match(table.pk)
         assert filed.status == "filed"
         assert sorted(p for p in places(filed).values() if p in (1, 2)) == [1, 2]

@@ -497,8 +497,9 @@
   }
 
   function answered(entry, response, html) {
-    var redirect = response.headers.get("HX-Redirect");
-    if (redirect || response.status === 401 || response.status === 403) {
+    var loginUrl = status.getAttribute("data-login-url").split("?")[0];
+    var toLogin = response.redirected && response.url.indexOf(loginUrl) !== -1;
+    if (response.headers.get("HX-Redirect") || toLogin || response.status === 401 || response.status === 403) {
       // Logged out elsewhere, or the session (and its CSRF token) expired: keep every
       // entry and ask the host to log in; the table page sends them after that.
       loginNeeded = true;
@@ -506,25 +507,25 @@
       render();
       return;
     }
-    if (response.status >= 500 || response.status === 429 || response.status === 0) {
+    var outcome = response.headers.get("X-Tap-Outcome");
+    var clientError = response.status >= 400 && response.status < 500 && response.status !== 429;
+    if (!outcome && !clientError) {
+      // A server error, or an answer that is not the app's (a proxy's or a captive portal's
+      // page): the entry may not have arrived, so it is sent again, with the same key.
       retryLater();
       return;
     }
     failures = 0;
-    var outcome = response.headers.get("X-Tap-Outcome");
-    if (response.ok && outcome) {
-      if (outcome === "refused") {
-        var reason = "";
-        var holder = document.createElement("div");
-        holder.innerHTML = html;
-        var message = holder.querySelector(".message-error");
-        reason = message ? message.textContent.trim() : "";
-        notes.push(refusalSentence(entry, response.headers.get("X-Tap-Code"), reason));
-        notes = notes.slice(-3);
-      }
-    } else {
+    if (outcome === "refused") {
+      var holder = document.createElement("div");
+      holder.innerHTML = html;
+      var message = holder.querySelector(".message-error");
+      var reason = message ? message.textContent.trim() : "";
+      notes.push(refusalSentence(entry, response.headers.get("X-Tap-Code"), reason));
+    } else if (!outcome) {
       notes.push(refusalSentence(entry, "", String(response.status)));
     }
+    notes = notes.slice(-3);
     if (entries[0] === entry) {
       entries.shift();
     }
