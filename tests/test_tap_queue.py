@@ -13,6 +13,7 @@ from django.urls import reverse
 from matches import services
 from matches.models import Match, Seat, Tap
 from tests.factories import make_table, open_match, places, seat_of, tap
+from tests.test_views import TAP_QUERIES
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,17 @@ class TestTapByNumber:
         assert places(table.matches.get(number=1)) == {"Alice": 3, "Ben": 4, "Cara": 2, "Dev": 1}
         assert places(open_match(table)) == {"Alice": None, "Ben": None, "Cara": None, "Dev": 4}
         assert list(Tap.objects.order_by("id").values_list("key", flat=True)) == keys
+
+    def test_a_tap_by_number_costs_what_a_tap_by_id_does(
+        self, host_client, django_assert_num_queries
+    ):
+        table = make_table()
+        tap(table, "Ben")
+        data = {"number": 1, "player": player_id(table, "Alice"), "key": uuid.uuid4()}
+        url = reverse("matches:tap", args=[table.pk])
+        with django_assert_num_queries(TAP_QUERIES):
+            response = host_client.post(url, data, **HTMX)
+        assert response["X-Tap-Outcome"] == "applied"
 
     def test_a_match_not_yet_open_is_refused_and_nothing_is_saved(self, host_client):
         table = make_table()
