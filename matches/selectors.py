@@ -98,6 +98,37 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
     )
 
 
+def board_after_tap(
+    *,
+    table: Table,
+    tap: Tap,
+    seats: list[Seat],
+    next_match: Match | None = None,
+    next_seats: list[Seat] | None = None,
+) -> Board:
+    """The board a tap leaves, from the rows its transaction already holds: the tap, its
+    match's seats and, after a crowning, the match it opened with that match's seats. Only
+    the filed matches are read (one query)."""
+    crowned = next_match is not None
+    match, board_seats = (next_match, next_seats or []) if crowned else (tap.match, seats)
+    standing = [seat for seat in board_seats if seat.place is None]
+    out = sorted((seat for seat in board_seats if seat.place is not None), key=lambda s: -s.place)
+    return Board(
+        table=table,
+        match=match,
+        standing=standing,
+        out=out,
+        last_tap=tap,
+        recent=list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES]),
+        # The match just filed is the result card until the next match's first tap.
+        result=tap.match if crowned else None,
+        result_seats=sorted(seats, key=lambda s: s.place) if crowned else [],
+        undo_reopens=crowned,
+        # The next match opened with the filed match's seating: no roster change to lose.
+        undo_drops_roster=False,
+    )
+
+
 @dataclass(frozen=True)
 class TableSummary:
     """A table as the home page lists it."""
