@@ -108,7 +108,11 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 def _board_or_redirect(
-    request: HttpRequest, table_id: int, written: services.TapResult | None = None
+    request: HttpRequest,
+    table_id: int,
+    written: services.TapResult | None = None,
+    *,
+    table: Table | None = None,
 ) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise.
     The board and its tag name one state: the one a tap wrote (rendered from what its
@@ -123,7 +127,7 @@ def _board_or_redirect(
         # Tag first, then the board: a write landing in between makes the tag older than
         # the body (the next poll renders again), never newer (a poll would keep old content).
         tag = caching.table_page_tag(request, table_id)
-        response = _render_table_page(request, _table_or_404(table_id))
+        response = _render_table_page(request, table or _table_or_404(table_id))
     # The tag a poll of this board would now get: the page's script sends it back, so the
     # polls answer 304 and the message stays on screen until the table changes again.
     response[BOARD_ETAG_HEADER] = tag or ""
@@ -136,7 +140,7 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
     form = TapForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
-        return _board_or_redirect(request, _table_or_404(table_id).pk)
+        return _board_or_redirect(request, table_id)
     result = None
     try:
         result = services.match_eliminate(
@@ -166,7 +170,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
-        return _board_or_redirect(request, table.pk)
+        return _board_or_redirect(request, table.pk, table=table)
     try:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
@@ -175,7 +179,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
         messages.error(request, error.message)
     else:
         messages.info(request, feedback.undo_message(result))
-    return _board_or_redirect(request, table.pk)
+    return _board_or_redirect(request, table.pk, table=table)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
