@@ -9,7 +9,7 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
 from . import tonight
-from .models import AllTimeTotal, DailyTally, Match, Seat, StandingsStamp, Table, Tap
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
@@ -368,14 +368,21 @@ def standings(
     where = _tally_filter(table_id, date_from, date_to)
     if mode:
         where &= Q(table__mode=mode)
-    rows = (
+    # Summed per player id alone, from the covering indexes (models.DailyTally): joining
+    # the names to every tally row would cost more than reading them once per player.
+    rows = list(
         source.objects.filter(where)
-        .values("player_id", "player__name", "player__key")
+        .values("player_id")
         .annotate(**SUMS)
         .filter(played_sum__gt=0)
+        .order_by()
     )
+    by_id = {row["player_id"]: row for row in rows}
+    names = Player.objects.filter(pk__in=by_id).values_list("pk", "name", "key")
+    for pk, name, key in names if rows else ():
+        by_id[pk]["player__name"], by_id[pk]["player__key"] = name, key
     # Ranks over the player rows (a few hundred at most), not over matches.
-    return rank_standings(list(rows), wins_only=wins_only)
+    return rank_standings(rows, wins_only=wins_only)
 
 
 def table_results(*, table: Table):
