@@ -4,6 +4,8 @@ client (no network), so the figures are the app's own cost.
 
     python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--repeat 40]
                         [--database-url postgres://postgres@127.0.0.1:5432/brag_bench]
+                        [--only "tap"]       (the floors and the rows whose name has this)
+    python bench/run.py --browser [--matches 2000]   (Chromium's tap round trip, gunicorn)
 """
 
 import argparse
@@ -26,6 +28,11 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=40)
     parser.add_argument("--database-url", default="")
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help="only the real-browser row: Chromium's tap round trip on gunicorn (bench/browser.py)",
+    )
     parser.add_argument(
         "--only", default="", help="time only the rows whose name contains this (and the floors)"
     )
@@ -159,6 +166,11 @@ def undo_after_later_matches(tablet, live, host, people, repeat: int) -> dict:
 
 def main() -> None:
     args = parse()
+    if args.browser:
+        from bench import browser
+
+        browser.main(matches=args.matches, repeat=args.repeat)
+        return
     workdir = tempfile.mkdtemp(prefix="brag-bench-")
     os.environ["DATABASE_URL"] = fresh_database(args.database_url, workdir)
     os.environ.setdefault("DJANGO_HTTPS", "0")
