@@ -57,13 +57,15 @@ clean:
 bench: setup-dev
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-# gunicorn under load, then a SIGKILL mid-run: SQLite, and PostgreSQL when one is reachable.
+# gunicorn under load, then a SIGKILL mid-run: SQLite, and PostgreSQL when one is reachable
+# (there also two gunicorns on one database, taps spread across both).
 # LOADTEST_ARGS=--short is the CI size.
 LOADTEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/brag_load
 loadtest: setup-dev
 	$(PY) loadtest/run.py $(LOADTEST_ARGS)
 	@if pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
-		$(PY) loadtest/run.py --database-url $(LOADTEST_PG_URL) $(LOADTEST_ARGS); \
+		$(PY) loadtest/run.py --database-url $(LOADTEST_PG_URL) $(LOADTEST_ARGS) && \
+		$(PY) loadtest/run.py --two-servers --database-url $(LOADTEST_PG_URL)_two $(LOADTEST_ARGS); \
 	else echo "PostgreSQL not reachable on 127.0.0.1:5432: skipped its load test"; fi
 
 # Refresh the Portuguese catalogue after changing user-facing strings (needs GNU gettext),

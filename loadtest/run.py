@@ -239,6 +239,19 @@ class Server:
 atexit.register(Server.kill_all)
 
 
+def fresh_database(url: str) -> str:
+    """An empty database: a new SQLite file, or the PostgreSQL database dropped and made."""
+    if not url:
+        return f"sqlite:///{tempfile.mkdtemp(prefix='brag-load-')}/load.sqlite3"
+    import psycopg
+
+    base, name = url.rsplit("/", 1)
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url
+
+
 def prepare(database_url: str) -> dict:
     env = {
         **os.environ,
@@ -365,21 +378,19 @@ def main() -> int:
     parser.add_argument("--spectators", type=int, default=8)
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--short", action="store_true", help="CI size: fewer tables and matches")
+    parser.add_argument(
+        "--two-servers", action="store_true", help="two gunicorns, one database (two_servers.py)"
+    )
     args = parser.parse_args()
+    if args.two_servers:
+        from loadtest import two_servers
+
+        return two_servers.main([arg for arg in sys.argv[1:] if arg != "--two-servers"])
     if args.short:
         args.tables, args.matches, args.spectators = 4, 4, 4
     rng = random.Random(2026)
 
-    workdir = tempfile.mkdtemp(prefix="brag-load-")
-    url = args.database_url or f"sqlite:///{workdir}/load.sqlite3"
-    if args.database_url:
-        import psycopg
-
-        base, name = url.rsplit("/", 1)
-        with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-    env = prepare(url)
+    env = prepare(fresh_database(args.database_url))
     import django
 
     django.setup()

@@ -43,15 +43,21 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
-def _table_tag(table_id: int, kind: str, *variant: object) -> str | None:
-    """A tag on the table's change counter (one indexed read), or None: no such table."""
-    version = selectors.table_version(table_id=table_id)
+def _table_tag(
+    table_id: int, kind: str, *variant: object, version: int | None = None
+) -> str | None:
+    """A tag on the table's change counter (one indexed read unless the version is given,
+    as a write knows the one it committed), or None: no such table."""
+    if version is None:
+        version = selectors.table_version(table_id=table_id)
     return None if version is None else etag(f"{kind}{table_id}", f"v{version}", *variant)
 
 
-def table_page_tag(request: HttpRequest, table_id: int) -> str | None:
-    """The tag of the table page as this viewer now gets it."""
-    return _table_tag(table_id, "t", viewer(request), *rendering(request))
+def table_page_tag(
+    request: HttpRequest, table_id: int, *, version: int | None = None
+) -> str | None:
+    """The tag of the table page as this viewer now gets it (at `version`, when given)."""
+    return _table_tag(table_id, "t", viewer(request), *rendering(request), version=version)
 
 
 def table_page_etag(request: HttpRequest, table_id: int) -> str | None:

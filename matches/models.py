@@ -363,8 +363,20 @@ class DailyTally(Counts):
             *Counts.Meta.constraints,
             models.UniqueConstraint(fields=["player", "table", "day"], name="tally_unique"),
         ]
+        # Standings over a date range add up every tally in the range: both indexes cover
+        # the query (counts included), so no table row is read. PostgreSQL scans the days'
+        # range of the first (it cannot skip along the second); SQLite skips along the
+        # second's players (its planner picks that over the first, and cannot INCLUDE).
         indexes = [
-            models.Index(fields=["day", "player"], name="tally_day_player_idx"),
+            models.Index(
+                fields=["day", "player"],
+                include=["table", *scoring.COUNT_FIELDS],
+                name="tally_day_player_idx",
+            ),
+            models.Index(
+                fields=["player", "day", "table", *scoring.COUNT_FIELDS],
+                name="tally_player_day_idx",
+            ),
             models.Index(fields=["table", "day"], name="tally_table_day_idx"),
         ]
 

@@ -9,7 +9,7 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
 from . import tonight
-from .models import AllTimeTotal, DailyTally, Match, Seat, StandingsStamp, Table, Tap
+from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
@@ -95,6 +95,37 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         result_seats=result_seats,
         undo_reopens=undo_reopens,
         undo_drops_roster=undo_drops_roster,
+    )
+
+
+def board_after_tap(
+    *,
+    table: Table,
+    tap: Tap,
+    seats: list[Seat],
+    next_match: Match | None = None,
+    next_seats: list[Seat] | None = None,
+) -> Board:
+    """The board a tap leaves, from the rows its transaction already holds: the tap, its
+    match's seats and, after a crowning, the match it opened with that match's seats. Only
+    the filed matches are read (one query)."""
+    crowned = next_match is not None
+    match, board_seats = (next_match, next_seats or []) if crowned else (tap.match, seats)
+    standing = [seat for seat in board_seats if seat.place is None]
+    out = sorted((seat for seat in board_seats if seat.place is not None), key=lambda s: -s.place)
+    return Board(
+        table=table,
+        match=match,
+        standing=standing,
+        out=out,
+        last_tap=tap,
+        recent=list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES]),
+        # The match just filed is the result card until the next match's first tap.
+        result=tap.match if crowned else None,
+        result_seats=sorted(seats, key=lambda s: s.place) if crowned else [],
+        undo_reopens=crowned,
+        # The next match opened with the filed match's seating: no roster change to lose.
+        undo_drops_roster=False,
     )
 
 
@@ -337,14 +368,21 @@ def standings(
     where = _tally_filter(table_id, date_from, date_to)
     if mode:
         where &= Q(table__mode=mode)
-    rows = (
+    # Summed per player id alone, from the covering indexes (models.DailyTally): joining
+    # the names to every tally row would cost more than reading them once per player.
+    rows = list(
         source.objects.filter(where)
-        .values("player_id", "player__name", "player__key")
+        .values("player_id")
         .annotate(**SUMS)
         .filter(played_sum__gt=0)
+        .order_by()
     )
+    by_id = {row["player_id"]: row for row in rows}
+    names = Player.objects.filter(pk__in=by_id).values_list("pk", "name", "key")
+    for pk, name, key in names if rows else ():
+        by_id[pk]["player__name"], by_id[pk]["player__key"] = name, key
     # Ranks over the player rows (a few hundred at most), not over matches.
-    return rank_standings(list(rows), wins_only=wins_only)
+    return rank_standings(rows, wins_only=wins_only)
 
 
 def table_results(*, table: Table):

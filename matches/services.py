@@ -15,7 +15,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import ratings
+from . import ratings, selectors, tonight
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -96,6 +96,11 @@ class TapResult:
     next_match: Match | None
     # True when the same request (same idempotency key) had already been applied.
     replayed: bool = False
+    # The board as this tap left it, read inside its transaction under the table lock, and
+    # the table with the version it wrote: the tap's answer and its tag name one state.
+    # None for a replay (nothing was written; the view reads the board afresh).
+    board: "selectors.Board | None" = None
+    tonight: "list[tonight.TonightRow] | None" = None
 
 
 @dataclass(frozen=True)
@@ -185,18 +190,6 @@ def _lock_match(table: Table, match_id: int) -> Match:
     return _check_open(match)
 
 
-def _lock_match_numbered(table: Table, number: int) -> Match:
-    """The table's match with this number, as a tablet that played on offline names it: the
-    one filed or open under that number (a discarded one only when no other has it)."""
-    candidates = list(table.matches.select_for_update().filter(number=number).order_by("-id")[:5])
-    live = [m for m in candidates if m.status != Match.Status.DISCARDED]
-    match = (live or candidates or [None])[0]
-    if match is None:
-        # A number past the open match: its crowning has not happened (or was undone).
-        raise RuleError(MATCH_NOT_OPEN, code="match_not_open", number=number)
-    return _check_open(match)
-
-
 def _mark_changed(table: Table) -> None:
     """Bump the table's change counter: pollers' ETags are built on it."""
     table.version += 1
@@ -268,7 +261,8 @@ def _open_match(*, table: Table, number: int, players: Sequence[Player]) -> Matc
         number=number,
         first_dealer=_first_dealer(table=table, number=number, players=players),
     )
-    Seat.objects.bulk_create(
+    # Kept on the match: a crowning's answer shows the new match without reading it back.
+    match.seats_opened = Seat.objects.bulk_create(
         Seat(match=match, player=player, position=position)
         for position, player in enumerate(players)
     )
@@ -319,10 +313,87 @@ def match_eliminate(
             key=key,
             by=by,
         )
+    except _Retried as retried:
+        return _replay(retried.tap)
     except IntegrityError:
-        # Only a key already used on another table, arriving under that table's lock at the
-        # same moment, gets here: the unique index refused it and nothing was written.
-        raise RuleError(WRONG_TABLE, code="wrong_table") from None
+        # The key is already used, yet the tap it names is not what was refused: it was
+        # undone, or it is on another table (or arrived there under that table's lock at this
+        # very moment). Its transaction is rolled back; say which.
+        earlier = Tap.objects.select_related("match").filter(key=key).first()
+        if earlier is None or earlier.match.table_id != table_id:
+            raise RuleError(WRONG_TABLE, code="wrong_table") from None
+        if earlier.is_undone:
+            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone") from None
+        return _replay(Tap.objects.select_related("match", "player").get(pk=earlier.pk))
+
+
+# Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them.
+_BUMP_TABLE = 'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *'
+
+
+class _Retried(Exception):
+    """A tap whose key was already applied: raised to roll back the version bump."""
+
+    def __init__(self, tap: Tap) -> None:
+        self.tap = tap
+        super().__init__(tap.pk)
+
+
+def _bump_open_table(table_id: int, by: AbstractBaseUser) -> Table:
+    """Lock the table by bumping its change counter, in one statement that returns the row
+    (the lock and the version the write leaves, without a second round trip). A refused
+    write raises inside its transaction, so the bump is rolled back with it."""
+    table = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id])), None)
+    if table is None:
+        raise Table.DoesNotExist
+    if not table.can_be_changed_by(by):
+        raise RuleError(NOT_YOUR_TABLE, code="not_your_table")
+    if not table.is_open:
+        raise RuleError(TABLE_CLOSED, code="table_closed")
+    return table
+
+
+def _seats_with_match(
+    table: Table, match_id: int | None, match_number: int | None
+) -> tuple[Match, list[Seat]]:
+    """The match and its seats (with players), in one read, checked as _lock_match does.
+    The table's lock already serialises every write on its matches. A match named by its
+    number (a tablet that played on offline never saw its id) is the one filed or open
+    under that number."""
+    seats = Seat.objects.select_related("player", "match__first_dealer").order_by("position")
+    if match_id is not None:
+        seats = list(seats.filter(match_id=match_id))
+    else:
+        seats = list(
+            seats.filter(match__table=table, match__number=match_number).exclude(
+                match__status=Match.Status.DISCARDED
+            )
+        )
+        if not seats:
+            # A number past the open match: its crowning has not happened (or was undone).
+            raise RuleError(MATCH_NOT_OPEN, code="match_not_open", number=match_number)
+    if not seats:
+        # Every match is seated (at least MIN_PLAYERS), so no seats means no such match.
+        raise RuleError(MATCH_NOT_FOUND, code="match_not_found")
+    match = seats[0].match
+    for seat in seats:
+        seat.match = match  # one instance: the board reads the status this tap sets
+    if match.table_id != table.pk:
+        raise RuleError(WRONG_TABLE, code="wrong_table")
+    match.table = table
+    return _check_open(match), seats
+
+
+def _target(
+    table: Table, match_id: int | None, match_number: int | None, player_id: int
+) -> tuple[Match, list[Seat], Seat]:
+    match, seats = _seats_with_match(table, match_id, match_number)
+    seat = next((s for s in seats if s.player_id == player_id), None)
+    if seat is None:
+        raise RuleError(UNKNOWN_PLAYER, code="not_seated")
+    if seat.place is not None:
+        raise RuleError(ALREADY_OUT, code="already_out", name=seat.player.name)
+    return match, seats, seat
 
 
 @transaction.atomic
@@ -335,26 +406,22 @@ def _match_eliminate(
     key: uuid.UUID,
     by: AbstractBaseUser,
 ) -> TapResult:
-    table = _lock_open_table(table_id, by)
-    # Looked up under the table lock, so a retry racing its original sees it committed.
-    earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
-    if earlier is not None:
+    table = _bump_open_table(table_id, by)
+    try:
+        match, seats, seat = _target(table, match_id, match_number, player_id)
+    except RuleError:
+        # A retried tap is refused as if new (its player is out, its match filed): only
+        # then is the key looked up, under the table lock, so a retry racing its original
+        # sees it committed. A fresh tap never pays for the look-up; a key reused on a
+        # standing player is caught by the unique index (see match_eliminate).
+        earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
+        if earlier is None:
+            raise
         if earlier.match.table_id != table.pk:
-            raise RuleError(WRONG_TABLE, code="wrong_table")
+            raise RuleError(WRONG_TABLE, code="wrong_table") from None
         if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone")
-        return _replay(earlier)
-
-    if match_id is not None:
-        match = _lock_match(table, match_id)
-    else:
-        match = _lock_match_numbered(table, match_number)
-    seats = list(match.seats.select_related("player"))
-    seat = next((s for s in seats if s.player_id == player_id), None)
-    if seat is None:
-        raise RuleError(UNKNOWN_PLAYER, code="not_seated")
-    if seat.place is not None:
-        raise RuleError(ALREADY_OUT, code="already_out", name=seat.player.name)
+            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone") from None
+        raise _Retried(earlier) from None
 
     standing = [s for s in seats if s.place is None]
     seat.place = len(standing)
@@ -378,8 +445,21 @@ def _match_eliminate(
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
-    _mark_changed(table)
-    return TapResult(tap=tap, match=match, winner=winner, next_match=next_match)
+    board = selectors.board_after_tap(
+        table=table,
+        tap=tap,
+        seats=seats,
+        next_match=next_match,
+        next_seats=next_match.seats_opened if next_match else None,
+    )
+    return TapResult(
+        tap=tap,
+        match=match,
+        winner=winner,
+        next_match=next_match,
+        board=board,
+        tonight=tonight.table_tonight(table=table),
+    )
 
 
 def _replay(tap: Tap) -> TapResult:

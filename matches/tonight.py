@@ -6,10 +6,11 @@ import datetime
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.db.models import Count
 from django.utils import timezone
 
 from .models import Match, Seat, Table
-from .scoring import count_sum, is_ranked
+from .scoring import is_ranked, place_counts
 
 NIGHT_STARTS = datetime.time(12)
 
@@ -33,30 +34,40 @@ def night_start(now: datetime.datetime | None = None) -> datetime.datetime:
 
 
 def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
-    """One grouped query: per table and player, tonight's filed results."""
+    """One grouped query: per table, player and place, how many of tonight's filed results.
+    Counting places and pricing them here (scoring.place_counts) keeps the query small:
+    it runs in every tap's answer."""
     return (
         Seat.objects.filter(
             match__table_id__in=list(table_ids),
             match__status=Match.Status.FILED,
             match__filed_at__gte=night_start(now),
         )
-        .values("match__table_id", "player_id", "player__name")
-        .annotate(**{field: count_sum(field) for field in ("played", "wins", "points")})
+        .values("match__table_id", "player_id", "player__name", "place")
+        .annotate(n=Count("id"))
+        .order_by()
     )
 
 
 def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
     """Ranked: points, then wins; winner takes all: wins. Then fewer played, then name."""
     ranked = is_ranked(mode)
+    totals: dict[int, list] = {}
+    for row in rows:
+        counts = place_counts(mode, row["place"])
+        total = totals.setdefault(row["player_id"], [row["player__name"], 0, 0, 0])
+        total[1] += row["n"] * counts.played
+        total[2] += row["n"] * counts.wins
+        total[3] += row["n"] * counts.points
     result = [
         TonightRow(
-            player_id=row["player_id"],
-            player=row["player__name"],
-            played=row["played"],
-            wins=row["wins"],
-            points=row["points"] if ranked else None,
+            player_id=player_id,
+            player=name,
+            played=played,
+            wins=wins,
+            points=points if ranked else None,
         )
-        for row in rows
+        for player_id, (name, played, wins, points) in totals.items()
     ]
     return sorted(
         result,

@@ -73,10 +73,19 @@ def table_new(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/table_new.html", {"form": form})
 
 
-def _render_table_page(request: HttpRequest, table: Table) -> HttpResponse:
-    """The table page, or only its board fragment for htmx."""
+def _render_table_page(
+    request: HttpRequest,
+    table: Table,
+    board: selectors.Board | None = None,
+    tonight_rows: list[tonight.TonightRow] | None = None,
+) -> HttpResponse:
+    """The table page, or only its board fragment for htmx; from the board and tonight's
+    totals a write already holds, when given, else read afresh."""
     is_host = table.can_be_changed_by(request.user)
-    board = selectors.table_board(table=table, for_host=is_host)
+    if board is None:
+        board = selectors.table_board(table=table, for_host=is_host)
+    if tonight_rows is None:
+        tonight_rows = tonight.table_tonight(table=table)
     context = {
         "board": board,
         "table": table,
@@ -84,7 +93,7 @@ def _render_table_page(request: HttpRequest, table: Table) -> HttpResponse:
         # One key per rendered button: a double tap or a retried request repeats it.
         "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
         "poll_seconds": POLL_SECONDS,
-        "tonight": tonight.table_tonight(table=table),
+        "tonight": tonight_rows,
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
     return render(request, template, context)
@@ -98,37 +107,55 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return _render_table_page(request, _table_or_404(table_id))
 
 
-def _board_or_redirect(request: HttpRequest, table: Table) -> HttpResponse:
-    """After a write: the fresh board for htmx, a redirect to the table page otherwise."""
+def _board_or_redirect(
+    request: HttpRequest,
+    table_id: int,
+    written: services.TapResult | None = None,
+    *,
+    table: Table | None = None,
+) -> HttpResponse:
+    """After a write: the fresh board for htmx, a redirect to the table page otherwise.
+    The board and its tag name one state: the one a tap wrote (rendered from what its
+    transaction held), else the table as read now."""
     if not request.htmx:
-        return redirect("matches:table", table_id=table.pk)
-    response = _render_table_page(request, table)
+        return redirect("matches:table", table_id=table_id)
+    if written is not None and written.board is not None:
+        table = written.board.table
+        response = _render_table_page(request, table, written.board, written.tonight)
+        tag = caching.table_page_tag(request, table.pk, version=table.version)
+    else:
+        # Tag first, then the board: a write landing in between makes the tag older than
+        # the body (the next poll renders again), never newer (a poll would keep old content).
+        tag = caching.table_page_tag(request, table_id)
+        response = _render_table_page(request, table or _table_or_404(table_id))
     # The tag a poll of this board would now get: the page's script sends it back, so the
     # polls answer 304 and the message stays on screen until the table changes again.
-    response[BOARD_ETAG_HEADER] = caching.table_page_tag(request, table.pk) or ""
+    response[BOARD_ETAG_HEADER] = tag or ""
     return response
 
 
 @host_required
 @require_POST
 def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
     form = TapForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
-        return tap_queue.mark(_board_or_redirect(request, table), tap_queue.refusal())
+        return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal())
+    result = None
     try:
         result = services.match_eliminate(
-            table_id=table.pk, **form.service_kwargs(), by=request.user
+            table_id=table_id, **form.service_kwargs(), by=request.user
         )
+    except Table.DoesNotExist:
+        raise Http404 from None
     except services.RuleError as error:
         messages.error(request, error.message)
         outcome = tap_queue.refusal(error)
     else:
-        if message := feedback.tap_message(result, table=table):
+        if message := feedback.tap_message(result, table=result.match.table):
             messages.info(request, message)
         outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table), outcome)
+    return tap_queue.mark(_board_or_redirect(request, table_id, result), outcome)
 
 
 @host_required
@@ -145,7 +172,9 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
-        return tap_queue.mark(_board_or_redirect(request, table), tap_queue.refusal())
+        return tap_queue.mark(
+            _board_or_redirect(request, table.pk, table=table), tap_queue.refusal()
+        )
     try:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
@@ -156,7 +185,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     else:
         messages.info(request, feedback.undo_message(result))
         outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table), outcome)
+    return tap_queue.mark(_board_or_redirect(request, table.pk, table=table), outcome)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:

@@ -569,6 +569,39 @@ class TestConditionalPolling:
         assert tag
         assert host_client.get(table_url(table), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
 
+    def test_a_tap_answers_with_the_state_it_wrote_under_that_states_tag(
+        self, host_client, monkeypatch
+    ):
+        """Another tablet's write landing between the tap's commit and its answer must not
+        put old content under a new tag (the next polls would answer 304 and the tablet
+        would keep showing Cara standing)."""
+        table = make_table()
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        tap_service = services.match_eliminate
+
+        def then_another_tablet(**kwargs):
+            result = tap_service(**kwargs)
+            cara = seat_of(open_match(table), "Cara").player_id
+            tap_service(**{**kwargs, "player_id": cara, "key": uuid.uuid4()})
+            return result
+
+        monkeypatch.setattr(services, "match_eliminate", then_another_tablet)
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
+        )
+        monkeypatch.undo()
+        written = Tap.objects.get(player__name="Ben")
+        assert written.match.table.version == 2  # Ben's tap made it 1, Cara's 2
+        assert f'"t{table.pk}.v1.' in response["X-Board-ETag"]
+        html = response.content.decode()
+        assert "Cara" in button_names(html)  # as Ben's tap left the board
+        assert "Ben" not in button_names(html)
+        poll = host_client.get(
+            table_url(table), HTTP_IF_NONE_MATCH=response["X-Board-ETag"], **HTMX
+        )
+        assert poll.status_code == 200
+        assert "Cara" not in button_names(poll.content.decode())
+
     def test_api_etag(self, host, client):
         table = make_table()
         url = reverse("matches:api_table", args=[table.pk])
@@ -605,6 +638,27 @@ class TestQueryCounts:
             response = host_client.post(url, form, **HTMX)
         assert "<bdi>Dev</bdi> wins match" in response.content.decode()
 
+    def test_replayed_tap(self, host_client, django_assert_num_queries):
+        table = make_table()
+        play_matches(table, 1)
+        url = reverse("matches:tap", args=[table.pk])
+        form = tap_form(table, "Ben")
+        host_client.post(url, form, **HTMX)
+        with django_assert_num_queries(REPLAYED_TAP_QUERIES):
+            response = host_client.post(url, form, **HTMX)
+        assert "Already recorded: <bdi>Ben</bdi> is out, 4th." in response.content.decode()
+        assert Tap.objects.filter(key=form["key"]).count() == 1
+
+    def test_refused_tap(self, host_client, django_assert_num_queries):
+        table = make_table()
+        play_matches(table, 1)
+        url = reverse("matches:tap", args=[table.pk])
+        host_client.post(url, tap_form(table, "Ben"), **HTMX)
+        again = tap_form(table, "Ben")  # a new key: not a retry
+        with django_assert_num_queries(REFUSED_TAP_QUERIES):
+            response = host_client.post(url, again, **HTMX)
+        assert "Ben is already out; nothing was changed." in response.content.decode()
+
     @pytest.mark.parametrize("filed", [1, 50])
     def test_table_page_for_a_host(self, host_client, django_assert_num_queries, filed):
         table = make_table()
@@ -625,18 +679,24 @@ class TestQueryCounts:
             assert client.get(table_url(table), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
 
 
-# Session and user (2); the table (1); in the transaction, two savepoint statements under test,
-# the table lock, the idempotency key, the match lock, the seats, the seat, the tap and the
-# table version (9); then the board fragment: open match, seats, last tap, recent matches (4),
-# tonight's totals (1); and the version once more for the X-Board-ETag header (1).
-TAP_QUERIES = 18
+# Session and user (2); in the transaction (two savepoint statements under test, BEGIN and
+# COMMIT in production): the table locked by bumping its version (1), the match with its
+# seats (1), the seat, the tap (2); then, still under the lock, the board's filed matches and
+# tonight's totals (2). The tag is the version the tap wrote: no read after.
+TAP_QUERIES = 10
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
-# the match to the day's tally and the season total (4), looks up the first dealer a discarded
-# match of that number had (1), opens the next match and seats; the board then reads the
-# result card's seats (1) and, for the host's undo label, the filed match's seating (1); the
-# crowning also rates the match (is any match filed later, the players' ratings, their rating
-# changes, their new ratings: 4).
-CROWNING_QUERIES = 35
+# the match to the day's tally and the all-time total (4), looks up the first dealer a discarded
+# match of that number had (1), opens the next match and seats (2); the crowning also rates
+# the match (is any match filed later, the players' ratings, their rating changes, their new
+# ratings: 4). The board is built from the rows written, with no more reads than a plain tap.
+CROWNING_QUERIES = 25
+# A retried tap: its transaction bumps the version, reads the match and seats, finds the
+# player out, looks the key up and rolls back (savepoint, rollback and release under test:
+# 6); the replay reads the match's table (1); then the board as any read of it: the version
+# for the tag, the table, the board's 4 reads and tonight's totals (7).
+REPLAYED_TAP_QUERIES = 16
+# A refused tap: as a retry, without the replay's read (the key is new).
+REFUSED_TAP_QUERIES = 15
 # Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
 # totals.
 HOST_PAGE_QUERIES = 9
