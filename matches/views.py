@@ -4,10 +4,11 @@ works without JavaScript. ETags and cached renderings are caching.py's; message 
 feedback.py's."""
 
 import uuid
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
@@ -73,39 +74,59 @@ def table_new(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/table_new.html", {"form": form})
 
 
-def _render_table_page(request: HttpRequest, table: Table) -> HttpResponse:
-    """The table page, or only its board fragment for htmx."""
-    is_host = table.can_be_changed_by(request.user)
-    board = selectors.table_board(table=table, for_host=is_host)
-    context = {
-        "board": board,
-        "table": table,
-        "is_host": is_host,
-        # One key per rendered button: a double tap or a retried request repeats it.
-        "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
-        "poll_seconds": POLL_SECONDS,
-        "tonight": tonight.table_tonight(table=table),
-    }
-    template = "matches/table.html#board" if request.htmx else "matches/table.html"
-    return render(request, template, context)
+def _read_table_page(request: HttpRequest) -> Callable[[Table], tuple]:
+    def read(table: Table) -> tuple:
+        is_host = table.can_be_changed_by(request.user)
+        board = selectors.table_board(table=table, for_host=is_host)
+        return board, tonight.table_tonight(table=table)
+
+    return read
+
+
+def _render_table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table page, or only its board fragment for htmx, from one snapshot of the table;
+    its ETag names that snapshot's version."""
+
+    def render_page(snapshot: selectors.Snapshot) -> HttpResponse:
+        table, (board, tonight_rows) = snapshot.table, snapshot.content
+        is_host = table.can_be_changed_by(request.user)
+        context = {
+            "board": board,
+            "table": table,
+            "is_host": is_host,
+            # One key per rendered button: a double tap or a retried request repeats it.
+            "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
+            "poll_seconds": POLL_SECONDS,
+            "tonight": tonight_rows,
+        }
+        template = "matches/table.html#board" if request.htmx else "matches/table.html"
+        return render(request, template, context)
+
+    read = _read_table_page(request)
+    keep = caching.is_spectator(request)
+    return caching.table_response(
+        request, table_id, caching.TABLE_PAGE, read, render_page, keep=keep
+    )
 
 
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
-@cache_control(no_cache=True, private=True)
+@caching.shared_cache(when=caching.is_spectator)
 @condition(etag_func=caching.table_page_etag)
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _render_table_page(request, _table_or_404(table_id))
+    return _render_table_page(request, table_id)
 
 
 def _board_or_redirect(request: HttpRequest, table: Table) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise."""
     if not request.htmx:
         return redirect("matches:table", table_id=table.pk)
-    response = _render_table_page(request, table)
-    # The tag a poll of this board would now get: the page's script sends it back, so the
-    # polls answer 304 and the message stays on screen until the table changes again.
-    response[BOARD_ETAG_HEADER] = caching.table_page_tag(request, table.pk) or ""
+    response = _render_table_page(request, table.pk)
+    # The tag a poll of this board would now get (the snapshot's, so the very state shown):
+    # the page's script sends it back, so the polls answer 304 and the message stays on
+    # screen until the table changes again.
+    response[BOARD_ETAG_HEADER] = response["ETag"]
+    del response["ETag"]
     return response
 
 
@@ -248,11 +269,21 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
 
 
 @require_safe
-@cache_control(no_cache=True)
+@caching.shared_cache()
 @condition(etag_func=caching.api_table_etag)
-def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
-    table = _table_or_404(table_id)
-    return json_response(selectors.table_api(table=table))
+def api_table(request: HttpRequest, table_id: int) -> HttpResponse:
+    response = caching.table_response(
+        request,
+        table_id,
+        caching.TABLE_API,
+        lambda table: selectors.table_api(table=table),
+        lambda snapshot: json_response(snapshot.content),
+        keep=True,
+    )
+    # The same document in every language: a shared cache keeps one copy, not one per
+    # Accept-Language (middleware.LanguageNeutralMiddleware drops what LocaleMiddleware adds).
+    response.language_neutral = True
+    return response
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -268,18 +299,29 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
     return csv_response(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
 
 
+def _read_tv(table: Table) -> tuple:
+    board = selectors.table_board(table=table, last_result=True)
+    return board, tonight.table_tonight(table=table)
+
+
 @require_safe
-@vary_on_headers("HX-Request")
-@cache_control(no_cache=True)
+@vary_on_headers("HX-Request", "Cookie")
+@caching.shared_cache()
 @condition(etag_func=caching.tv_etag)
 def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
-    table = _table_or_404(table_id)
-    context = {
-        "table": table,
-        "board": selectors.table_board(table=table, last_result=True),
-        "tonight": tonight.table_tonight(table=table),
-        "poll_seconds": POLL_SECONDS,
-    }
-    template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
-    return render(request, template, context)
+
+    def render_tv(snapshot: selectors.Snapshot) -> HttpResponse:
+        board, tonight_rows = snapshot.content
+        context = {
+            "table": snapshot.table,
+            "board": board,
+            "tonight": tonight_rows,
+            "poll_seconds": POLL_SECONDS,
+        }
+        template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
+        return render(request, template, context)
+
+    return caching.table_response(
+        request, table_id, caching.TV_PAGE, _read_tv, render_tv, keep=True
+    )

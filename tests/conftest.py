@@ -30,9 +30,23 @@ def _plain_http_and_static():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process_memory():
+    """Each test starts as a new process does: a rolled-back test deletes its users and tables
+    without a signal, so what a process remembers (a host exists, kept renderings) is reset."""
+    from matches import caching, middleware
+
+    middleware.forget_host()
+    caching.kept.clear()
+
+
 @pytest.fixture
 def host(db):
-    return make_host()
+    from matches import middleware
+
+    host = make_host()
+    middleware.host_exists()  # learnt, as a running process has: no query per request
+    return host
 
 
 @pytest.fixture

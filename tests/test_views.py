@@ -612,25 +612,32 @@ class TestQueryCounts:
             etag = client.get(table_url(table), **HTMX)["ETag"]
         with django_assert_num_queries(VIEWER_304_QUERIES):
             assert client.get(table_url(table), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
+        # A new spectator gets the rendering the first one caused, for the same one read.
+        with django_assert_num_queries(VIEWER_304_QUERIES):
+            again = Client().get(table_url(table), **HTMX)
+        assert again.status_code == 200 and again["ETag"] == etag
 
 
 # Session and user (2); the table (1); in the transaction, two savepoint statements under test,
 # the table lock, the idempotency key, the match lock, the seats, the seat, the tap and the
-# table version (9); then the board fragment: open match, seats, last tap, recent matches (4),
-# tonight's totals (1); and the version once more for the X-Board-ETag header (1).
-TAP_QUERIES = 18
+# table version (9); then the board fragment from one snapshot: the table row with its version
+# (1), open match, seats, last tap, recent matches (4), tonight's totals (1), and the version
+# once more to prove no write came in between (1): its tag is the X-Board-ETag header.
+TAP_QUERIES = 19
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
 # the match to the day's tally and the season total (4), looks up the first dealer a discarded
 # match of that number had (1), opens the next match and seats; the board then reads the
 # result card's seats (1) and, for the host's undo label, the filed match's seating (1); the
 # crowning also rates the match (is any match filed later, the players' ratings, their rating
 # changes, their new ratings: 4).
-CROWNING_QUERIES = 35
-# Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
-# totals.
+CROWNING_QUERIES = 36
+# Session, user, the table row with its version (the ETag, and the snapshot's first read), the
+# board's 4 reads, tonight's totals and the version again (the snapshot's check).
 HOST_PAGE_QUERIES = 9
-# No session: the first-host check, the version, the table, the board's 4 reads, the result
-# card's seats (the next match has no tap yet) and tonight's totals.
-VIEWER_PAGE_QUERIES = 9
-# The first-host check and one indexed read of the version.
-VIEWER_304_QUERIES = 2
+# No session, and no first-host check once a host exists: the table row with its version, the
+# board's 4 reads, the result card's seats (the next match has no tap yet), tonight's totals
+# and the version again.
+VIEWER_PAGE_QUERIES = 8
+# One indexed read of the table row (version and restore epoch), for a 304 or for a rendering
+# this process keeps for every spectator.
+VIEWER_304_QUERIES = 1
