@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Generic, TypeVar
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
@@ -44,22 +44,33 @@ def standings_stamp() -> str:
     return f"{row[0].hex}.{row[1]}" if row else "0"
 
 
+# Plain SQL for the two reads that are a poll's whole work: building the ORM query cost more
+# than running it. Table names as the models declare them (Meta.db_table's default).
+_VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
+# The restore epoch (services never change it; `manage.py restore` does) comes with the row:
+# a table's version goes back to the backup's on a restore, so a tag names the epoch too.
+_STAMPED_SQL = (
+    "SELECT t.*, (SELECT s.epoch FROM matches_standingsstamp s WHERE s.id = 1) AS epoch"
+    " FROM matches_table t WHERE t.id = %s"
+)
+
+
 def table_version(*, table_id: int) -> int | None:
     """The table's change counter, or None when there is no such table."""
-    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
-
-
-# The restore epoch (services never change it; `manage.py restore` does): a table's version
-# goes back to the backup's on a restore, so a tag must name the epoch as well.
-_EPOCH = Subquery(StandingsStamp.objects.filter(pk=1).values("epoch")[:1])
+    with connection.cursor() as cursor:
+        cursor.execute(_VERSION_SQL, [table_id])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def stamped_table(*, table_id: int, lock: bool = False) -> Table | None:
-    """The table row with the restore epoch (as table.epoch), in one indexed read; locked
-    until the transaction ends with lock (PostgreSQL; SQLite's IMMEDIATE transaction
-    already holds the write lock)."""
-    tables = Table.objects.filter(pk=table_id).order_by().annotate(epoch=_EPOCH)
-    return (tables.select_for_update() if lock else tables).first()
+    """The table row with the restore epoch (table.epoch, as stored: its hex or a UUID), in
+    one indexed read; with lock, locked until the transaction ends (PostgreSQL; SQLite's
+    IMMEDIATE transaction already holds the write lock)."""
+    sql = _STAMPED_SQL
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF t"
+    return next(iter(Table.objects.raw(sql, [table_id])), None)
 
 
 def restore_epoch() -> str:
