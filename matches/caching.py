@@ -153,17 +153,17 @@ class _Kept:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.items: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()
+        self.items: OrderedDict[tuple, Any] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple) -> tuple[bytes, str] | None:
+    def get(self, key: tuple) -> Any:
         with self.lock:
             item = self.items.get(key)
             if item is not None:
                 self.items.move_to_end(key)
             return item
 
-    def put(self, key: tuple, item: tuple[bytes, str]) -> None:
+    def put(self, key: tuple, item: Any) -> None:
         with self.lock:
             self.items[key] = item
             self.items.move_to_end(key)
@@ -175,8 +175,12 @@ class _Kept:
             self.items.clear()
 
 
-KEPT_RENDERINGS = 256
+KEPT_RENDERINGS = 512
 kept = _Kept(KEPT_RENDERINGS)
+
+
+def _read_key(kind: tuple, table: Table) -> tuple:
+    return ("read", kind[0], table.pk, table.version, _generation(table), _night())
 
 
 def table_response(
@@ -190,7 +194,8 @@ def table_response(
 ) -> HttpResponse:
     """render(snapshot) of read(table), tagged with the snapshot's own version: the body and
     its ETag name one state. With keep (what every viewer of a language gets), a rendering
-    made for this version is served again without a query."""
+    made for this version is served again without a query, and so is the snapshot (the
+    other language, the fragment or the page render from it)."""
     table = stamp(request, table_id)
     if table is None:
         raise Http404
@@ -200,9 +205,13 @@ def table_response(
     if keep and (item := kept.get(key)) is not None:
         response = HttpResponse(item[0], content_type=item[1])
     else:
-        snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+        snapshot = kept.get(_read_key(kind, table)) if keep else None
         if snapshot is None:
-            raise Http404
+            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+            if snapshot is None:
+                raise Http404
+            if keep:  # only once proved whole: keyed on the version it was read at
+                kept.put(_read_key(kind, snapshot.table), snapshot)
         table = snapshot.table
         response = render(snapshot)
         if keep and response.status_code == 200:
