@@ -66,6 +66,11 @@ def stamp(request: HttpRequest, table_id: int) -> Table | None:
     return stamps[table_id]
 
 
+def forget_stamp(request: HttpRequest) -> None:
+    """After a write in this request: the next stamp() reads the row again."""
+    request.__dict__.pop("_table_stamps", None)
+
+
 def _generation(table: Table) -> str:
     """Changes on a restore (the epoch; versions go back to the backup's) and names this
     very table (its creation time), so a version number never means two states."""
@@ -199,6 +204,9 @@ def table_response(
     table = stamp(request, table_id)
     if table is None:
         raise Http404
+    # A page showing a message is not the state's page: no tag (a reload must not revalidate
+    # it into a stale message). After a write the tag is wanted for X-Board-ETag.
+    tagged = request.method not in ("GET", "HEAD") or not messages_waiting(request)
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)
@@ -217,7 +225,8 @@ def table_response(
         if keep and response.status_code == 200:
             key = (_tag(kind[0], table, variant), path)
             kept.put(key, (response.content, response["Content-Type"]))
-    response["ETag"] = key[0]
+    if tagged:
+        response["ETag"] = key[0]
     return response
 
 

@@ -121,6 +121,7 @@ def _board_or_redirect(request: HttpRequest, table: Table) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise."""
     if not request.htmx:
         return redirect("matches:table", table_id=table.pk)
+    caching.forget_stamp(request)
     response = _render_table_page(request, table.pk)
     # The tag a poll of this board would now get (the snapshot's, so the very state shown):
     # the page's script sends it back, so the polls answer 304 and the message stays on
