@@ -117,6 +117,7 @@ class TestHostAnswers:
         response = client.get(reverse("matches:table", args=[table.pk]))
         assert "Welcome back" in response.content.decode()
         assert cache_control(response) == {"private", "no-cache"}
+        assert "ETag" not in response  # a reload must not revalidate into the old message
 
 
 class TestKeptRenderings:
