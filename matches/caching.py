@@ -204,9 +204,14 @@ def table_response(
     table = stamp(request, table_id)
     if table is None:
         raise Http404
-    # A page showing a message is not the state's page: no tag (a reload must not revalidate
-    # it into a stale message). After a write the tag is wanted for X-Board-ETag.
-    tagged = request.method not in ("GET", "HEAD") or not messages_waiting(request)
+    # A table page showing a message is not the state's page: no tag (a reload must not
+    # revalidate it into a stale message). After a write the tag is wanted for X-Board-ETag.
+    # Only the table page shows messages: the others never read the session.
+    tagged = (
+        kind is not TABLE_PAGE
+        or request.method not in ("GET", "HEAD")
+        or not messages_waiting(request)
+    )
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)

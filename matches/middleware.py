@@ -41,10 +41,13 @@ class FirstHostMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         # No account means nobody is logged in, so the session is never read here: an
         # anonymous spectator's answer does not vary on cookies because of this check.
-        if not host_exists():
-            setup_url = reverse("matches:setup")
-            if request.path != setup_url and not request.path.startswith("/static/"):
-                return redirect(setup_url)
+        setup_url = reverse("matches:setup")
+        if (
+            request.path != setup_url
+            and not request.path.startswith("/static/")
+            and not host_exists()
+        ):
+            return redirect(setup_url)
         return self.get_response(request)
 
 
