@@ -1,17 +1,23 @@
 """Conditional requests and cached renderings. Every ETag and cache key is built the same way,
 from its parts; a page that polls answers 304 until what it shows has changed."""
 
+import copy
 import hashlib
+import threading
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils.cache import patch_cache_control
 from django.utils.translation import get_language
 
-from . import selectors
+from . import selectors, tonight
 from .forms import StandingsFilterForm
 from .models import Table
 
@@ -33,9 +39,12 @@ def _digest(text: str, size: int) -> str:
 
 
 def viewer(request: HttpRequest) -> str:
-    """Who the page was rendered for: a host's page carries buttons and their CSRF token."""
-    user = request.user.pk if request.user.is_authenticated else 0
-    return _digest(f"{user}:{request.COOKIES.get(settings.CSRF_COOKIE_NAME, '')}", 6)
+    """Who the page was rendered for: a logged-in user's page carries their name and CSRF
+    tokens; every anonymous viewer gets the same page (0)."""
+    if not request.user.is_authenticated:
+        return "0"
+    cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
+    return _digest(f"{request.user.pk}:{cookie}", 6)
 
 
 def rendering(request: HttpRequest) -> tuple[int, str]:
@@ -43,37 +52,212 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
-def _table_tag(
-    table_id: int, kind: str, *variant: object, version: int | None = None
-) -> str | None:
-    """A tag on the table's change counter (one indexed read unless the version is given,
-    as a write knows the one it committed), or None: no such table."""
-    if version is None:
-        version = selectors.table_version(table_id=table_id)
-    return None if version is None else etag(f"{kind}{table_id}", f"v{version}", *variant)
+def _night() -> str:
+    # Tonight's totals start afresh at noon with no write on the table: the tag moves too.
+    return tonight.night_start().strftime("n%Y%m%d")
+
+
+def stamp(request: HttpRequest, table_id: int) -> Table | None:
+    """The table row with its version and restore epoch (one indexed read), read once per
+    request: the ETag, the kept rendering and the snapshot's first read share it."""
+    stamps = request.__dict__.setdefault("_table_stamps", {})
+    if table_id not in stamps:
+        stamps[table_id] = selectors.stamped_table(table_id=table_id)
+    return stamps[table_id]
+
+
+def forget_stamp(request: HttpRequest) -> None:
+    """After a write in this request: the next stamp() reads the row again."""
+    request.__dict__.pop("_table_stamps", None)
+
+
+def _generation(table: Table) -> str:
+    """Changes on a restore (the epoch; versions go back to the backup's) and names this
+    very table (its creation time), so a version number never means two states."""
+    epoch = getattr(table, "epoch", None)
+    if epoch is None and not hasattr(table, "epoch"):
+        epoch = selectors.restore_epoch()
+    epoch = epoch.hex if isinstance(epoch, uuid.UUID) else str(epoch or "0")
+    return "g" + _digest(f"{epoch}:{table.created_at.isoformat()}", 4)
+
+
+def _tag(kind: str, table: Table, variant: tuple) -> str:
+    return etag(f"{kind}{table.pk}", f"v{table.version}", _generation(table), *variant)
+
+
+def _page_variant(request: HttpRequest) -> tuple:
+    return (viewer(request), *rendering(request), _night())
+
+
+def _tv_variant(request: HttpRequest) -> tuple:
+    # The TV page has no buttons and no user: the same for every viewer.
+    return (*rendering(request), _night())
+
+
+def _api_variant(request: HttpRequest) -> tuple:
+    # The JSON names no translated word and no user.
+    return ()
+
+
+TABLE_PAGE = ("t", _page_variant)
+TV_PAGE = ("tv", _tv_variant)
+TABLE_API = ("api", _api_variant)
 
 
 def table_page_tag(
-    request: HttpRequest, table_id: int, *, version: int | None = None
+    request: HttpRequest,
+    table_id: int,
+    version: int | None = None,
+    *,
+    table: Table | None = None,
 ) -> str | None:
-    """The tag of the table page as this viewer now gets it (at `version`, when given)."""
-    return _table_tag(table_id, "t", viewer(request), *rendering(request), version=version)
+    """The tag of the table page as this viewer gets it at version (now, if None). Pass the
+    row a write holds (selectors.stamped_table carries the epoch) to read nothing more."""
+    if table is None:
+        table = stamp(request, table_id)
+        if table is None:
+            return None
+    if version is not None and version != table.version:
+        table = copy.copy(table)
+        table.version = version
+    return _tag(TABLE_PAGE[0], table, TABLE_PAGE[1](request))
+
+
+def messages_waiting(request: HttpRequest) -> bool:
+    return bool(len(messages.get_messages(request)))
+
+
+def is_spectator(request: HttpRequest) -> bool:
+    """Anonymous, with no message waiting: gets the page every such viewer gets."""
+    return not request.user.is_authenticated and not messages_waiting(request)
 
 
 def table_page_etag(request: HttpRequest, table_id: int) -> str | None:
     """The table page's tag, unless a message waits to be shown (then always render)."""
-    if len(messages.get_messages(request)):
+    if messages_waiting(request):
         return None
     return table_page_tag(request, table_id)
 
 
-def tv_etag(request: HttpRequest, table_id: int) -> str | None:
-    """The TV page has no buttons: the same for every viewer."""
-    return _table_tag(table_id, "tv", *rendering(request))
+def _etag_func(kind: tuple) -> Callable[[HttpRequest, int], str | None]:
+    def table_etag(request: HttpRequest, table_id: int) -> str | None:
+        table = stamp(request, table_id)
+        return None if table is None else _tag(kind[0], table, kind[1](request))
+
+    return table_etag
 
 
-def api_table_etag(request: HttpRequest, table_id: int) -> str | None:
-    return _table_tag(table_id, "api")
+tv_etag = _etag_func(TV_PAGE)
+api_table_etag = _etag_func(TABLE_API)
+
+
+class _Kept:
+    """Renderings of what every spectator of a language gets, most recently used last.
+    Per process, and safe with any number of processes: a key names the table's version
+    and generation (in the database), so a kept rendering is never of another state."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: OrderedDict[tuple, Any] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple) -> Any:
+        with self.lock:
+            item = self.items.get(key)
+            if item is not None:
+                self.items.move_to_end(key)
+            return item
+
+    def put(self, key: tuple, item: Any) -> None:
+        with self.lock:
+            self.items[key] = item
+            self.items.move_to_end(key)
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.items.clear()
+
+
+KEPT_RENDERINGS = 512
+kept = _Kept(KEPT_RENDERINGS)
+
+
+def _read_key(kind: tuple, table: Table) -> tuple:
+    return ("read", kind[0], table.pk, table.version, _generation(table), _night())
+
+
+def table_response(
+    request: HttpRequest,
+    table_id: int,
+    kind: tuple,
+    read: Callable[[Table], Any],
+    render: Callable[[selectors.Snapshot], HttpResponse],
+    *,
+    keep: bool,
+) -> HttpResponse:
+    """render(snapshot) of read(table), tagged with the snapshot's own version: the body and
+    its ETag name one state. With keep (what every viewer of a language gets), a rendering
+    made for this version is served again without a query, and so is the snapshot (the
+    other language, the fragment or the page render from it)."""
+    table = stamp(request, table_id)
+    if table is None:
+        raise Http404
+    # A table page showing a message is not the state's page: no tag (a reload must not
+    # revalidate it into a stale message). After a write the tag is wanted for X-Board-ETag.
+    # Only the table page shows messages: the others never read the session.
+    tagged = (
+        kind is not TABLE_PAGE
+        or request.method not in ("GET", "HEAD")
+        or not messages_waiting(request)
+    )
+    variant = kind[1](request)
+    path = request.get_full_path()  # the page names it (the language switcher's next)
+    key = (_tag(kind[0], table, variant), path)
+    if keep and (item := kept.get(key)) is not None:
+        response = HttpResponse(item[0], content_type=item[1])
+    else:
+        snapshot = kept.get(_read_key(kind, table)) if keep else None
+        if snapshot is None:
+            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+            if snapshot is None:
+                raise Http404
+            if keep:  # only once proved whole: keyed on the version it was read at
+                kept.put(_read_key(kind, snapshot.table), snapshot)
+        table = snapshot.table
+        response = render(snapshot)
+        if keep and response.status_code == 200:
+            key = (_tag(kind[0], table, variant), path)
+            kept.put(key, (response.content, response["Content-Type"]))
+    if tagged:
+        response["ETag"] = key[0]
+    return response
+
+
+def shared_cache(*, when: Callable[[HttpRequest], bool] | None = None):
+    """Cache-Control: public with a short max-age (a shared cache or the browser may answer
+    a poll on its own for SPECTATOR_MAX_AGE s) when every viewer gets these bytes (when(),
+    asked before the view runs), else private and revalidated every time."""
+
+    def decorator(view):
+        @wraps(view)
+        def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            public = when is None or when(request)
+            response = view(request, *args, **kwargs)
+            if public:
+                patch_cache_control(response, public=True, max_age=SPECTATOR_MAX_AGE)
+            else:
+                patch_cache_control(response, private=True, no_cache=True)
+            return response
+
+        return inner
+
+    return decorator
+
+
+# Under the 3 s poll: a spectator's browser or a micro-cache answers at most one poll alone.
+SPECTATOR_MAX_AGE = 2
 
 
 def standings_stamp(request: HttpRequest) -> str:

@@ -2,9 +2,12 @@
 history: the table page and its polling stay cheap all season."""
 
 import datetime
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Generic, TypeVar
 
+from django.db import connection, transaction
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
@@ -41,9 +44,77 @@ def standings_stamp() -> str:
     return f"{row[0].hex}.{row[1]}" if row else "0"
 
 
+# Plain SQL for the two reads that are a poll's whole work: building the ORM query cost more
+# than running it. Table names as the models declare them (Meta.db_table's default).
+_VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
+# The restore epoch (services never change it; `manage.py restore` does) comes with the row:
+# a table's version goes back to the backup's on a restore, so a tag names the epoch too.
+_STAMPED_SQL = (
+    "SELECT t.*, (SELECT s.epoch FROM matches_standingsstamp s WHERE s.id = 1) AS epoch"
+    " FROM matches_table t WHERE t.id = %s"
+)
+
+
 def table_version(*, table_id: int) -> int | None:
     """The table's change counter, or None when there is no such table."""
-    return Table.objects.filter(pk=table_id).values_list("version", flat=True).first()
+    with connection.cursor() as cursor:
+        cursor.execute(_VERSION_SQL, [table_id])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def stamped_table(*, table_id: int, lock: bool = False) -> Table | None:
+    """The table row with the restore epoch (table.epoch, as stored: its hex or a UUID), in
+    one indexed read; with lock, locked until the transaction ends (PostgreSQL; SQLite's
+    IMMEDIATE transaction already holds the write lock)."""
+    sql = _STAMPED_SQL
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE OF t"
+    return next(iter(Table.objects.raw(sql, [table_id])), None)
+
+
+def restore_epoch() -> str:
+    """The restore epoch alone, for a tag built from a version a write already holds."""
+    epoch = StandingsStamp.objects.filter(pk=1).values_list("epoch", flat=True).first()
+    return epoch.hex if epoch else "0"
+
+
+T = TypeVar("T")
+SNAPSHOT_TRIES = 3
+
+
+@dataclass(frozen=True)
+class Snapshot(Generic[T]):
+    """What read(table) returned, all of it from the state at table.version. tries counts
+    the reads (1: the first was clean; SNAPSHOT_TRIES + 1: it took the locked read)."""
+
+    table: Table
+    content: T
+    tries: int
+
+
+def table_snapshot(
+    *, table_id: int, read: Callable[[Table], T], first: Table | None = None
+) -> Snapshot[T] | None:
+    """read(table) from one consistent state of the table, or None: no such table.
+
+    Every write bumps the table's version in the transaction that makes the change
+    (services._mark_changed), so when the version read after read() equals the one read
+    with the row before it, no write committed in between and every query in read() saw the
+    same state. Otherwise read again (a tap landed mid-read); after SNAPSHOT_TRIES, read
+    under the table's row lock, which every write on the table takes first. first is the
+    row (from stamped_table) when the caller already read it for the ETag."""
+    table = first or stamped_table(table_id=table_id)
+    for tries in range(1, SNAPSHOT_TRIES + 1):
+        if table is None:
+            return None
+        content = read(table)
+        if table_version(table_id=table_id) == table.version:
+            return Snapshot(table, content, tries)
+        table = stamped_table(table_id=table_id)
+    with transaction.atomic():
+        table = stamped_table(table_id=table_id, lock=True)
+        return None if table is None else Snapshot(table, read(table), SNAPSHOT_TRIES + 1)
 
 
 def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:

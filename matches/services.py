@@ -327,8 +327,13 @@ def match_eliminate(
         return _replay(Tap.objects.select_related("match", "player").get(pk=earlier.pk))
 
 
-# Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them.
-_BUMP_TABLE = 'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *'
+# Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them. The restore
+# epoch comes back with the row (as selectors.stamped_table reads it): the tag of the state
+# this write leaves then needs no read of its own.
+_BUMP_TABLE = (
+    'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *,'
+    ' (SELECT s."epoch" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "epoch"'
+)
 
 
 class _Retried(Exception):

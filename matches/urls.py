@@ -3,6 +3,7 @@ from django.urls import path
 from . import (
     offline,
     views,
+    views_language,
     views_league,
     views_players,
     views_rules,
@@ -44,6 +45,7 @@ urlpatterns = [
     path("seasons/<int:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
     path("api/players/<int:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
+    path("language/", views_language.language_switch, name="language"),
     path("rules/", views_rules.rules, name="rules"),
     path("rules/showdown/", views_rules.showdown_page, name="showdown"),
     path("api/showdown/", views_rules.api_showdown, name="api_showdown"),

@@ -4,10 +4,11 @@ works without JavaScript. ETags and cached renderings are caching.py's; message 
 feedback.py's."""
 
 import uuid
+from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
@@ -73,19 +74,11 @@ def table_new(request: HttpRequest) -> HttpResponse:
     return render(request, "matches/table_new.html", {"form": form})
 
 
-def _render_table_page(
-    request: HttpRequest,
-    table: Table,
-    board: selectors.Board | None = None,
-    tonight_rows: list[tonight.TonightRow] | None = None,
+def _render_board(
+    request: HttpRequest, table: Table, board: selectors.Board, tonight_rows: list
 ) -> HttpResponse:
-    """The table page, or only its board fragment for htmx; from the board and tonight's
-    totals a write already holds, when given, else read afresh."""
+    """The table page, or only its board fragment for htmx, from what was read."""
     is_host = table.can_be_changed_by(request.user)
-    if board is None:
-        board = selectors.table_board(table=table, for_host=is_host)
-    if tonight_rows is None:
-        tonight_rows = tonight.table_tonight(table=table)
     context = {
         "board": board,
         "table": table,
@@ -99,38 +92,57 @@ def _render_table_page(
     return render(request, template, context)
 
 
+def _read_table_page(request: HttpRequest) -> Callable[[Table], tuple]:
+    def read(table: Table) -> tuple:
+        is_host = table.can_be_changed_by(request.user)
+        board = selectors.table_board(table=table, for_host=is_host)
+        return board, tonight.table_tonight(table=table)
+
+    return read
+
+
+def _render_table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table page, or only its board fragment for htmx, from one snapshot of the table;
+    its ETag names that snapshot's version."""
+
+    def render_page(snapshot: selectors.Snapshot) -> HttpResponse:
+        board, tonight_rows = snapshot.content
+        return _render_board(request, snapshot.table, board, tonight_rows)
+
+    read = _read_table_page(request)
+    keep = caching.is_spectator(request)
+    return caching.table_response(
+        request, table_id, caching.TABLE_PAGE, read, render_page, keep=keep
+    )
+
+
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
-@cache_control(no_cache=True, private=True)
+@caching.shared_cache(when=caching.is_spectator)
 @condition(etag_func=caching.table_page_etag)
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _render_table_page(request, _table_or_404(table_id))
+    return _render_table_page(request, table_id)
 
 
 def _board_or_redirect(
-    request: HttpRequest,
-    table_id: int,
-    written: services.TapResult | None = None,
-    *,
-    table: Table | None = None,
+    request: HttpRequest, table_id: int, written: services.TapResult | None = None
 ) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise.
-    The board and its tag name one state: the one a tap wrote (rendered from what its
-    transaction held), else the table as read now."""
+    The body and its X-Board-ETag name one state: the one a tap wrote (rendered from what
+    its transaction held, tagged with the version it committed), else a fresh snapshot.
+    The page's script sends the tag back, so the polls answer 304 and the message stays on
+    screen until the table changes again."""
     if not request.htmx:
         return redirect("matches:table", table_id=table_id)
     if written is not None and written.board is not None:
         table = written.board.table
-        response = _render_table_page(request, table, written.board, written.tonight)
-        tag = caching.table_page_tag(request, table.pk, version=table.version)
-    else:
-        # Tag first, then the board: a write landing in between makes the tag older than
-        # the body (the next poll renders again), never newer (a poll would keep old content).
-        tag = caching.table_page_tag(request, table_id)
-        response = _render_table_page(request, table or _table_or_404(table_id))
-    # The tag a poll of this board would now get: the page's script sends it back, so the
-    # polls answer 304 and the message stays on screen until the table changes again.
-    response[BOARD_ETAG_HEADER] = tag or ""
+        response = _render_board(request, table, written.board, written.tonight)
+        response[BOARD_ETAG_HEADER] = caching.table_page_tag(request, table.pk, table=table)
+        return response
+    caching.forget_stamp(request)
+    response = _render_table_page(request, table_id)
+    response[BOARD_ETAG_HEADER] = response["ETag"]
+    del response["ETag"]
     return response
 
 
@@ -172,9 +184,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     form = UndoForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
-        return tap_queue.mark(
-            _board_or_redirect(request, table.pk, table=table), tap_queue.refusal()
-        )
+        return tap_queue.mark(_board_or_redirect(request, table.pk), tap_queue.refusal())
     try:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
@@ -185,7 +195,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
     else:
         messages.info(request, feedback.undo_message(result))
         outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table.pk, table=table), outcome)
+    return tap_queue.mark(_board_or_redirect(request, table.pk), outcome)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
@@ -281,11 +291,21 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
 
 
 @require_safe
-@cache_control(no_cache=True)
+@caching.shared_cache()
 @condition(etag_func=caching.api_table_etag)
-def api_table(request: HttpRequest, table_id: int) -> JsonResponse:
-    table = _table_or_404(table_id)
-    return json_response(selectors.table_api(table=table))
+def api_table(request: HttpRequest, table_id: int) -> HttpResponse:
+    response = caching.table_response(
+        request,
+        table_id,
+        caching.TABLE_API,
+        lambda table: selectors.table_api(table=table),
+        lambda snapshot: json_response(snapshot.content),
+        keep=True,
+    )
+    # The same document in every language: a shared cache keeps one copy, not one per
+    # Accept-Language (middleware.LanguageNeutralMiddleware drops what LocaleMiddleware adds).
+    response.language_neutral = True
+    return response
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
@@ -301,18 +321,29 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
     return csv_response(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
 
 
+def _read_tv(table: Table) -> tuple:
+    board = selectors.table_board(table=table, last_result=True)
+    return board, tonight.table_tonight(table=table)
+
+
 @require_safe
-@vary_on_headers("HX-Request")
-@cache_control(no_cache=True)
+@vary_on_headers("HX-Request", "Cookie")
+@caching.shared_cache()
 @condition(etag_func=caching.tv_etag)
 def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
-    table = _table_or_404(table_id)
-    context = {
-        "table": table,
-        "board": selectors.table_board(table=table, last_result=True),
-        "tonight": tonight.table_tonight(table=table),
-        "poll_seconds": POLL_SECONDS,
-    }
-    template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
-    return render(request, template, context)
+
+    def render_tv(snapshot: selectors.Snapshot) -> HttpResponse:
+        board, tonight_rows = snapshot.content
+        context = {
+            "table": snapshot.table,
+            "board": board,
+            "tonight": tonight_rows,
+            "poll_seconds": POLL_SECONDS,
+        }
+        template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
+        return render(request, template, context)
+
+    return caching.table_response(
+        request, table_id, caching.TV_PAGE, _read_tv, render_tv, keep=True
+    )

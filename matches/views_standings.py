@@ -5,7 +5,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -34,7 +33,7 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
 
 @require_safe
 @vary_on_headers("Cookie")
-@cache_control(no_cache=True, private=True)
+@caching.shared_cache(when=caching.is_spectator)
 @condition(etag_func=caching.standings_etag)
 def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id) if table_id is not None else None
@@ -50,7 +49,7 @@ def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse
 
 
 @require_safe
-@cache_control(no_cache=True)
+@caching.shared_cache()
 @condition(etag_func=caching.api_standings_etag)
 def api_standings(request: HttpRequest) -> JsonResponse:
     form = caching.standings_filters(request)

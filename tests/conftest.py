@@ -30,9 +30,28 @@ def _plain_http_and_static():
         yield
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process_memory():
+    """Each test starts as a new process does: a rolled-back test deletes its users and tables
+    without a signal, so what a process remembers (a host exists, kept renderings) is reset."""
+    from django.utils import translation
+
+    from matches import caching, middleware
+
+    middleware.forget_host()
+    caching.kept.clear()
+    # The test client's requests activate their language in this thread and leave it on; a
+    # test comparing a message from another thread must not depend on the test before it.
+    translation.deactivate()
+
+
 @pytest.fixture
 def host(db):
-    return make_host()
+    from matches import middleware
+
+    host = make_host()
+    middleware.host_exists()  # learnt, as a running process has: no query per request
+    return host
 
 
 @pytest.fixture

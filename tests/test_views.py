@@ -677,6 +677,10 @@ class TestQueryCounts:
             etag = client.get(table_url(table), **HTMX)["ETag"]
         with django_assert_num_queries(VIEWER_304_QUERIES):
             assert client.get(table_url(table), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
+        # A new spectator gets the rendering the first one caused, for the same one read.
+        with django_assert_num_queries(VIEWER_304_QUERIES):
+            again = Client().get(table_url(table), **HTMX)
+        assert again.status_code == 200 and again["ETag"] == etag
 
 
 # Session and user (2); in the transaction (two savepoint statements under test, BEGIN and
@@ -692,16 +696,19 @@ TAP_QUERIES = 10
 CROWNING_QUERIES = 25
 # A retried tap: its transaction bumps the version, reads the match and seats, finds the
 # player out, looks the key up and rolls back (savepoint, rollback and release under test:
-# 6); the replay reads the match's table (1); then the board as any read of it: the version
-# for the tag, the table, the board's 4 reads and tonight's totals (7).
+# 6); the replay reads the match's table (1); then the board from one snapshot, as any read
+# of it: the table row with its version, the board's 4 reads, tonight's totals and the
+# version again (7).
 REPLAYED_TAP_QUERIES = 16
 # A refused tap: as a retry, without the replay's read (the key is new).
 REFUSED_TAP_QUERIES = 15
-# Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
-# totals.
+# Session, user, the table row with its version (the ETag, and the snapshot's first read), the
+# board's 4 reads, tonight's totals and the version again (the snapshot's check).
 HOST_PAGE_QUERIES = 9
-# No session: the first-host check, the version, the table, the board's 4 reads, the result
-# card's seats (the next match has no tap yet) and tonight's totals.
-VIEWER_PAGE_QUERIES = 9
-# The first-host check and one indexed read of the version.
-VIEWER_304_QUERIES = 2
+# No session, and no first-host check once a host exists: the table row with its version, the
+# board's 4 reads, the result card's seats (the next match has no tap yet), tonight's totals
+# and the version again.
+VIEWER_PAGE_QUERIES = 8
+# One indexed read of the table row (version and restore epoch), for a 304 or for a rendering
+# this process keeps for every spectator.
+VIEWER_304_QUERIES = 1

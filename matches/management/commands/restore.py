@@ -58,6 +58,9 @@ class Command(BaseCommand):
                 )
         else:
             raise CommandError(f"No restore method for {connection.vendor}.")
-        # Standings cached for the timeline this backup left must never be served again.
+        # Standings cached for the timeline this backup left must never be served again, nor
+        # a table page tagged before: table versions go back to the backup's, the epoch moves
+        # on (a backup made before any standings change has no stamp row yet: add it).
+        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
         StandingsStamp.objects.update(epoch=uuid.uuid4())
         self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))

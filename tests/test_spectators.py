@@ -1,0 +1,219 @@
+"""Spectators at scale: an anonymous viewer's table page, TV board and JSON are the same
+bytes and headers for every viewer of a language, cacheable by a shared cache; the language
+switcher needs no token; the first-host check costs nothing once a host exists."""
+
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from matches import caching
+from matches.models import StandingsStamp
+from tests.factories import make_host, make_table, tap
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+PAGE_VARY = {"accept-language", "cookie", "hx-request"}
+
+
+def vary(response) -> set[str]:
+    return {part.strip().lower() for part in response.get("Vary", "").split(",") if part.strip()}
+
+
+def cache_control(response) -> set[str]:
+    return {part.strip() for part in response["Cache-Control"].split(",")}
+
+
+def urls(table) -> dict[str, tuple[str, dict]]:
+    return {
+        "page": (reverse("matches:table", args=[table.pk]), {}),
+        "board": (reverse("matches:table", args=[table.pk]), HTMX),
+        "tv": (reverse("matches:tv", args=[table.pk]), {}),
+        "tv board": (reverse("matches:tv", args=[table.pk]), HTMX),
+        "json": (reverse("matches:api_table", args=[table.pk]), {}),
+    }
+
+
+class TestAnonymousAnswers:
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    def test_two_spectators_get_the_same_bytes_and_headers(self, host, kind):
+        table = make_table()
+        tap(table, "Ben")
+        url, extra = urls(table)[kind]
+        first, second = Client().get(url, **extra), Client().get(url, **extra)
+        assert first.status_code == second.status_code == 200
+        assert first.content == second.content
+        assert dict(first.headers) == dict(second.headers)
+        assert not first.cookies  # nothing set per visitor: no CSRF cookie, no session
+        assert cache_control(first) == {"public", "max-age=2"}
+        assert first["ETag"]
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board"])
+    def test_pages_vary_on_the_fragment_the_language_and_cookies_only(self, host, kind):
+        table = make_table()
+        url, extra = urls(table)[kind]
+        assert vary(Client().get(url, **extra)) == PAGE_VARY
+
+    def test_the_json_varies_on_nothing_and_names_no_language(self, host, client):
+        table = make_table()
+        response = client.get(reverse("matches:api_table", args=[table.pk]))
+        assert "Vary" not in response and "Content-Language" not in response, str(
+            dict(response.headers)
+        )
+        english = client.get(reverse("matches:api_table", args=[table.pk]))
+        portuguese = client.get(
+            reverse("matches:api_table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt"
+        )
+        assert english.content == portuguese.content
+        assert english["ETag"] == portuguese["ETag"]
+
+    def test_a_spectators_page_carries_no_csrf_token(self, host):
+        table = make_table()
+        html = Client().get(reverse("matches:table", args=[table.pk])).content.decode()
+        assert "csrfmiddlewaretoken" not in html and "x-csrftoken" not in html
+        assert "Host login" in html and 'class="language" method="get"' in html
+
+    def test_a_304_keeps_the_shared_cache_headers(self, host, client):
+        table = make_table()
+        url = reverse("matches:table", args=[table.pk])
+        tag = client.get(url, **HTMX)["ETag"]
+        again = client.get(url, HTTP_IF_NONE_MATCH=tag, **HTMX)
+        assert again.status_code == 304
+        assert cache_control(again) == {"public", "max-age=2"} and vary(again) == PAGE_VARY
+
+    def test_each_language_its_own_bytes(self, host):
+        table = make_table()
+        url = reverse("matches:tv", args=[table.pk])
+        english = Client().get(url)
+        portuguese = Client(HTTP_ACCEPT_LANGUAGE="pt").get(url)
+        assert "Match 1" in english.content.decode()
+        assert "Partida 1" in portuguese.content.decode()
+        assert english["ETag"] != portuguese["ETag"]
+
+
+class TestHostAnswers:
+    def test_a_hosts_page_stays_private_and_revalidated(self, host_client):
+        table = make_table()
+        for extra in ({}, HTMX):
+            response = host_client.get(reverse("matches:table", args=[table.pk]), **extra)
+            assert cache_control(response) == {"private", "no-cache"}
+            assert vary(response) == PAGE_VARY
+            assert "csrfmiddlewaretoken" in response.content.decode()  # its tap forms
+
+    def test_a_host_and_a_spectator_get_different_tags(self, host_client):
+        table = make_table()
+        url = reverse("matches:table", args=[table.pk])
+        assert host_client.get(url)["ETag"] != Client().get(url)["ETag"]
+
+    def test_a_spectator_with_a_message_waiting_is_not_shared(self, host, client):
+        table = make_table()
+        # Logging out leaves no message, but a refused login attempt's page does not either:
+        # a message stored in an anonymous session is the case to cover.
+        session = client.session
+        session["_messages"] = (
+            '[["__json_message",0,20,"Welcome back"]]'  # the session storage's format
+        )
+        session.save()
+        response = client.get(reverse("matches:table", args=[table.pk]))
+        assert "Welcome back" in response.content.decode()
+        assert cache_control(response) == {"private", "no-cache"}
+        assert "ETag" not in response  # a reload must not revalidate into the old message
+
+
+class TestKeptRenderings:
+    def test_a_new_version_is_rendered_afresh(self, host, client, django_assert_num_queries):
+        table = make_table()
+        url = reverse("matches:tv", args=[table.pk])
+        client.get(url)
+        with django_assert_num_queries(1):  # the table row: the rendering is kept
+            assert Client().get(url).status_code == 200
+        tap(table, "Ben")
+        fresh = Client().get(url).content.decode()
+        assert "Ben" in fresh.split("Out", 1)[1]
+
+    def test_the_store_is_bounded(self):
+        kept = caching._Kept(2)
+        for number in range(3):
+            kept.put((number,), (b"x", "text/html"))
+        assert kept.get((0,)) is None and kept.get((2,)) is not None
+
+
+class TestRestore:
+    def test_a_restore_changes_every_table_tag(self, host, client):
+        """After a restore the versions are the backup's: a tag from before must not 304."""
+        table = make_table()
+        url = reverse("matches:api_table", args=[table.pk])
+        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+        tag = client.get(url)["ETag"]
+        assert client.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+        StandingsStamp.objects.update(epoch=uuid.uuid4())
+        again = client.get(url, HTTP_IF_NONE_MATCH=tag)
+        assert again.status_code == 200 and again["ETag"] != tag
+
+    def test_the_write_paths_tag_needs_no_read_given_the_row(
+        self, host, rf, django_assert_num_queries
+    ):
+        from django.contrib.auth.models import AnonymousUser
+
+        from matches import selectors
+
+        table = make_table()
+        request = rf.get("/")
+        request.user, request.htmx = AnonymousUser(), False
+        row = selectors.stamped_table(table_id=table.pk)
+        with django_assert_num_queries(0):
+            by_row = caching.table_page_tag(request, table.pk, version=row.version, table=row)
+        assert by_row == caching.table_page_tag(request, table.pk)
+        assert caching.table_page_tag(request, table.pk, version=row.version + 1) != by_row
+
+
+class TestLanguageSwitch:
+    def test_a_spectator_switches_without_a_token(self, host):
+        table = make_table()
+        url = reverse("matches:table", args=[table.pk])
+        client = Client(enforce_csrf_checks=True)
+        response = client.get(reverse("matches:language"), {"language": "pt", "next": url})
+        assert response.status_code == 302 and response["Location"] == url
+        assert response.cookies["django_language"].value == "pt"
+        assert "Partida 1" in client.get(url).content.decode()
+        client.get(reverse("matches:language"), {"language": "en", "next": url})
+        assert "Match 1" in client.get(url).content.decode()
+
+    @pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/x", ""])
+    def test_it_only_goes_back_to_this_site(self, host, client, target):
+        response = client.get(reverse("matches:language"), {"language": "pt", "next": target})
+        assert response["Location"] == reverse("matches:home")
+
+    def test_an_unknown_language_changes_nothing(self, host, client):
+        response = client.get(reverse("matches:language"), {"language": "xx", "next": "/"})
+        assert response.status_code == 302 and "django_language" not in response.cookies
+
+    def test_the_switcher_is_a_get_form_with_the_languages_as_buttons(self, host, client):
+        html = client.get(reverse("matches:home")).content.decode()
+        form = html.split('<form class="language"', 1)[1].split("</form>", 1)[0]
+        assert 'method="get"' in form and "csrfmiddlewaretoken" not in form
+        assert 'aria-label="Português"' in form and 'aria-label="English"' in form
+
+
+class TestFirstHostCheck:
+    def test_no_query_once_a_host_exists(self, django_assert_num_queries):
+        make_host()
+        client = Client()
+        table = make_table()
+        url = reverse("matches:api_table", args=[table.pk])
+        tag = client.get(url)["ETag"]  # this process learns that a host exists
+        with django_assert_num_queries(1):  # the table row alone
+            assert client.get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+
+    def test_before_the_first_host_every_page_leads_to_setup(self, client):
+        assert client.get(reverse("matches:home"))["Location"] == reverse("matches:setup")
+        make_host()
+        assert client.get(reverse("matches:home")).status_code == 200
+
+    def test_deleting_every_account_leads_to_setup_again(self, client):
+        make_host()
+        assert client.get(reverse("matches:home")).status_code == 200
+        get_user_model().objects.all().delete()
+        assert client.get(reverse("matches:home"))["Location"] == reverse("matches:setup")
