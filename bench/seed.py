@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from matches.head_to_head import pairs_rebuild
 from matches.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
 from matches.ratings import ratings_rebuild
@@ -82,6 +83,7 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
         batch_size=BATCH,
     )
     ratings_rebuild()
+    pairs_rebuild()
     return host, people
 
 

@@ -418,6 +418,11 @@ class PlayerRating(models.Model):
     mu = models.FloatField(_("mu"))
     sigma = models.FloatField(_("sigma"))
     matches = models.PositiveIntegerField(_("rated matches"))
+    # The career summary after the latest match, copied from its RatingChange: the player
+    # page reads these instead of every seat.
+    run = models.PositiveIntegerField(_("current winning run"), default=0)
+    longest_run = models.PositiveIntegerField(_("longest winning run"), default=0)
+    best_place = models.PositiveSmallIntegerField(_("best ranked place"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("rating")
@@ -446,6 +451,16 @@ class RatingChange(models.Model):
     sigma_before = models.FloatField(_("sigma before"), null=True)
     mu = models.FloatField(_("mu"))
     sigma = models.FloatField(_("sigma"))
+    # The player's career at this match, so the player page pages and charts by an index
+    # instead of reading every seat: the match's number in their career (1 = first), where
+    # they finished, whether the table was ranked, the winning run ending here (0 if not a
+    # win), the longest run and the best ranked place so far.
+    number = models.PositiveIntegerField(_("number in the career"))
+    place = models.PositiveSmallIntegerField(_("place"))
+    ranked = models.BooleanField(_("ranked"))
+    run = models.PositiveIntegerField(_("winning run"))
+    longest_run = models.PositiveIntegerField(_("longest winning run"))
+    best_place = models.PositiveSmallIntegerField(_("best ranked place"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("rating change")
@@ -459,10 +474,45 @@ class RatingChange(models.Model):
                 name="rating_change_before_whole",
             ),
         ]
-        indexes = [models.Index(fields=["player", "match"], name="rating_change_player_idx")]
+        indexes = [
+            models.Index(fields=["player", "match"], name="rating_change_player_idx"),
+            models.Index(fields=["player", "number"], name="rating_change_career_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"
+
+
+class HeadToHead(models.Model):
+    """How often a player shared a filed match with an opponent and finished above or below
+    them (see head_to_head.py); kept for both directions of every pair by the services."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+    )
+    opponent = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("opponent")
+    )
+    matches = models.PositiveIntegerField(_("shared matches"))
+    ahead = models.PositiveIntegerField(_("ahead"))
+    behind = models.PositiveIntegerField(_("behind"))
+
+    class Meta:
+        verbose_name = _("head-to-head record")
+        verbose_name_plural = _("head-to-head records")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "opponent"], name="head_to_head_unique"),
+            models.CheckConstraint(
+                condition=Q(ahead__lte=F("matches")) & Q(behind__lte=F("matches")),
+                name="head_to_head_within_matches",
+            ),
+            models.CheckConstraint(
+                condition=~Q(player=F("opponent")), name="head_to_head_two_players"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} v {self.opponent_id}"
 
 
 class Season(models.Model):

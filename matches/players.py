@@ -1,6 +1,7 @@
 """The player page's reads: totals by mode, rating, head-to-head, streaks, best night, the
-chart's latest matches and one page of match history. A fixed number of queries, however
-long the player's career."""
+chart's latest matches and one page of match history. A fixed number of indexed reads of
+what the services keep per player (totals, the career on each RatingChange, head-to-head
+pairs), however long the player's career."""
 
 import datetime
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from django.utils.translation import ngettext
 
 from . import scoring
 from .head_to_head import Rival, conqueror, favourite_victim, head_to_head
-from .models import AllTimeTotal, DailyTally, Match, Player, RatingChange, Seat
+from .models import AllTimeTotal, DailyTally, Player, RatingChange
 from .ratings import RatingRow, rating_table
 
 CHART_MATCHES = 100
@@ -72,14 +73,6 @@ class PlayerProfile:
         return 100 * self.wins / self.played if self.played else 0.0
 
 
-def _longest_run(places: list[int]) -> int:
-    longest = run = 0
-    for place in places:
-        run = run + 1 if place == 1 else 0
-        longest = max(longest, run)
-    return longest
-
-
 def _best_night(player: Player) -> Night | None:
     """The day with most wins; then most points, fewer matches, the latest."""
     days = (
@@ -96,6 +89,44 @@ def _best_night(player: Player) -> Night | None:
     return Night(**best) if best and best["wins"] else None
 
 
+def _mode(ranked: bool) -> str:
+    return scoring.RANKED if ranked else scoring.WINNER_TAKES_ALL
+
+
+def _chart(player: Player) -> list[Finish]:
+    """The latest matches, oldest first, from the newest end of the career index."""
+    rows = (
+        RatingChange.objects.filter(player=player)
+        .order_by("-number")
+        .values_list("number", "match_id", "match__filed_at", "ranked", "place", "mu", "sigma")
+    )[:CHART_MATCHES]
+    return [
+        Finish(number=n, match_id=m, filed_at=at, mode=_mode(r), place=p, mu=mu, sigma=sigma)
+        for n, m, at, r, p, mu, sigma in reversed(rows)
+    ]
+
+
+class Career:
+    """The player's filed matches newest first, as the paginator sees them: its length is
+    the count the rating keeps, and a page is one range of career numbers on an index."""
+
+    def __init__(self, player: Player, matches: int) -> None:
+        self.player, self.matches = player, matches
+
+    def __len__(self) -> int:
+        return self.matches
+
+    def __getitem__(self, page: slice) -> list[RatingChange]:
+        if page.start >= page.stop:
+            return []
+        newest, oldest = self.matches - page.start, self.matches - page.stop
+        return list(
+            RatingChange.objects.filter(player=self.player, number__lte=newest, number__gt=oldest)
+            .select_related("match__table")
+            .order_by("-number")
+        )
+
+
 def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfile:
     """Everything the player page shows."""
     by_mode = {
@@ -105,57 +136,27 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
         .annotate(**{name: Sum(name) for name in scoring.COUNT_FIELDS})
     }
     totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
-    career = [
-        Finish(number=n, match_id=m, filed_at=at, mode=mode, place=place)
-        for n, (m, at, mode, place) in enumerate(
-            Seat.objects.filter(player=player, match__status=Match.Status.FILED)
-            .order_by("match__filed_at", "match_id")
-            .values_list("match_id", "match__filed_at", "match__table__mode", "place"),
-            1,
-        )
-    ]
-    latest = career[-CHART_MATCHES:]
-    after = {
-        match: (mu, sigma)
-        for match, mu, sigma in RatingChange.objects.filter(
-            player=player, match_id__in=[f.match_id for f in latest]
-        ).values_list("match_id", "mu", "sigma")
-    }
-    chart = [
-        Finish(**{**f.__dict__, "mu": after[f.match_id][0], "sigma": after[f.match_id][1]})
-        for f in latest
-        if f.match_id in after
-    ]
-    ranked_places = [f.place for f in career if scoring.is_ranked(f.mode)]
     ratings = rating_table()
+    rating = next((row for row in ratings if row.player_id == player.pk), None)
     rivals = head_to_head(player=player)
     return PlayerProfile(
         player=player,
         **totals,
         ranked_played=by_mode.get(scoring.RANKED, {}).get("played", 0),
         wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
-        best_ranked_place=min(ranked_places, default=None),
-        rating=next((row for row in ratings if row.player_id == player.pk), None),
+        best_ranked_place=rating.best_place if rating else None,
+        rating=rating,
         rated_players=len(ratings),
         rivals=rivals,
         conqueror=conqueror(rivals),
         victim=favourite_victim(rivals),
-        longest_run=_longest_run([f.place for f in career]),
+        longest_run=rating.longest_run if rating else 0,
         best_night=_best_night(player),
-        chart=chart,
-        history=_history_page(player, career, page),
+        chart=_chart(player) if rating else [],
+        history=Paginator(
+            Career(player, rating.matches if rating else 0), HISTORY_PER_PAGE
+        ).get_page(page),
     )
-
-
-def _history_page(player: Player, career: list[Finish], page: int | str | None) -> Page:
-    """One page of the player's matches, newest first, paged over the career already read
-    (no count or sort of every seat again), then the page's seats with their tables."""
-    history = Paginator(career[::-1], HISTORY_PER_PAGE).get_page(page)
-    wanted = [finish.match_id for finish in history.object_list]
-    seats = Seat.objects.filter(player=player, match_id__in=wanted).select_related("match__table")
-    by_match = {seat.match_id: seat for seat in seats}
-    history.object_list = [by_match[match_id] for match_id in wanted]
-    return history
 
 
 def describe(profile: PlayerProfile) -> list[str]:

@@ -8,7 +8,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
-from . import tonight
+from . import ratings, tonight
 from .models import AllTimeTotal, DailyTally, Match, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
@@ -96,6 +96,16 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         undo_reopens=undo_reopens,
         undo_drops_roster=undo_drops_roster,
     )
+
+
+TV_RATINGS = 5
+
+
+def tv_ratings(*, board: Board) -> list["ratings.RatingRow"]:
+    """The TV's league panel: the best-rated players of the match on the board (the last
+    result's when the table is closed), with their league rank; one query."""
+    seats = board.standing + board.out if board.match else board.result_seats
+    return ratings.ratings_of(player_ids=[seat.player_id for seat in seats], limit=TV_RATINGS)
 
 
 @dataclass(frozen=True)

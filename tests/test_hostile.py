@@ -189,11 +189,11 @@ READS = [
     ("matches", {"table_id"}, 3, 200, None),
     ("match", {"table_id", "number"}, 5, 200, None),
     ("api_table", {"table_id"}, 7, 200, None),
-    ("tv", {"table_id"}, 9, 200, None),
+    ("tv", {"table_id"}, 10, 200, None),
     ("table_results_csv", {"table_id"}, 3, 200, None),
-    # First-host check, player, totals by mode, career, chart ratings, rating list,
-    # head-to-head, best night, the history page's seats (a bad ?page= shows page 1).
-    ("player", {"player_id"}, 9, 200, None),
+    # First-host check, player, totals by mode, rating list, head-to-head, best night,
+    # the chart's matches, the history page (a bad ?page= shows page 1).
+    ("player", {"player_id"}, 8, 200, None),
     ("rules", {}, 1, 200, None),
     # The filter form shows its table and season choices again, with the errors.
     ("standings", {}, 4, 400, "There is no such table."),

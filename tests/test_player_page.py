@@ -177,7 +177,7 @@ class TestHistory:
         for _ in range(matches):
             crown(table, ["Cy", "Ben"])
         player = Player.objects.get(name="Ann")
-        # First-host check, player, totals by mode, career (which also pages the history),
-        # chart ratings, rating list, head-to-head, best night, the history page's seats.
-        with django_assert_num_queries(9):
+        # First-host check, player, totals by mode, rating list (with the career summary),
+        # head-to-head pairs, best night, the chart's latest matches, the history page.
+        with django_assert_num_queries(8):
             client.get(reverse("matches:player", args=[player.pk]))
