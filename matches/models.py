@@ -537,3 +537,34 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class PlayerNight(models.Model):
+    """A player's filed results on one day, summed over tables: the player page's best
+    night is the first row of its index instead of a sum over every tally."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+    )
+    day = models.DateField(_("day"))
+    played = models.PositiveIntegerField(_("played"))
+    wins = models.PositiveIntegerField(_("wins"))
+    points = models.PositiveIntegerField(_("points"))
+
+    class Meta:
+        verbose_name = _("player's night")
+        verbose_name_plural = _("players' nights")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "day"], name="player_night_unique"),
+            models.CheckConstraint(condition=Q(wins__lte=F("played")), name="player_night_wins"),
+        ]
+        indexes = [
+            # The best night first: most wins, then points, fewer matches, the latest.
+            models.Index(
+                fields=["player", "-wins", "-points", "played", "-day"],
+                name="player_night_best_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.day}"

@@ -15,7 +15,8 @@ from django.utils.translation import ngettext
 
 from . import scoring
 from .head_to_head import Rival, conqueror, favourite_victim, head_to_head
-from .models import AllTimeTotal, DailyTally, Player, RatingChange
+from .models import AllTimeTotal, Player, RatingChange
+from .nights import Night, best_night
 from .ratings import RatingRow, rating_table
 
 CHART_MATCHES = 100
@@ -37,14 +38,6 @@ class Finish:
     @property
     def shown_place(self) -> int | None:
         return scoring.shown_place(self.mode, self.place)
-
-
-@dataclass(frozen=True)
-class Night:
-    day: datetime.date
-    played: int
-    wins: int
-    points: int
 
 
 @dataclass(frozen=True)
@@ -71,22 +64,6 @@ class PlayerProfile:
     @property
     def win_percent(self) -> float:
         return 100 * self.wins / self.played if self.played else 0.0
-
-
-def _best_night(player: Player) -> Night | None:
-    """The day with most wins; then most points, fewer matches, the latest."""
-    days = (
-        DailyTally.objects.filter(player=player)
-        .values("day")
-        .annotate(played=Sum("played"), wins=Sum("wins"), points=Sum("points"))
-        .filter(played__gt=0)
-    )
-    best = max(
-        days,
-        key=lambda d: (d["wins"], d["points"], -d["played"], d["day"]),
-        default=None,
-    )
-    return Night(**best) if best and best["wins"] else None
 
 
 def _mode(ranked: bool) -> str:
@@ -151,7 +128,7 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
         conqueror=conqueror(rivals),
         victim=favourite_victim(rivals),
         longest_run=rating.longest_run if rating else 0,
-        best_night=_best_night(player),
+        best_night=best_night(player=player),
         chart=_chart(player) if rating else [],
         history=Paginator(
             Career(player, rating.matches if rating else 0), HISTORY_PER_PAGE

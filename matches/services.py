@@ -15,7 +15,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, ratings
+from . import head_to_head, nights, ratings
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -323,6 +323,9 @@ def _match_eliminate(
         _add_to_standings(table=table, match=match, seats=seats, sign=1)
         ratings.ratings_file(match=match, mode=table.mode, seats=seats)
         head_to_head.pairs_file(mode=table.mode, seats=seats, sign=1)
+        nights.nights_file(
+            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=1
+        )
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
@@ -393,6 +396,9 @@ def table_undo_last(
         _add_to_standings(table=table, match=match, seats=seats, sign=-1)
         ratings.ratings_unfile(match=match)
         head_to_head.pairs_file(mode=table.mode, seats=seats, sign=-1)
+        nights.nights_file(
+            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=-1
+        )
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None

@@ -2,6 +2,7 @@
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
@@ -46,5 +47,7 @@ def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
         "profile": profile,
         "summary": players.describe(profile),
         "chart": charts.player_chart(profile),
+        # The head-to-head list links every opponent: one reverse() for all of them.
+        "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
     }
     return render(request, "matches/player.html", context)

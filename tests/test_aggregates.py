@@ -4,6 +4,7 @@ after random filings, undos and merges of both modes; the undo's selective repla
 league panel."""
 
 import contextlib
+import datetime
 import re
 import uuid
 from io import StringIO
@@ -12,12 +13,22 @@ import pytest
 from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from matches import player_records, services
 from matches.head_to_head import pair_problems
-from matches.models import HeadToHead, Match, Player, PlayerRating, RatingChange, Seat
+from matches.models import (
+    HeadToHead,
+    Match,
+    Player,
+    PlayerNight,
+    PlayerRating,
+    RatingChange,
+    Seat,
+)
+from matches.nights import night_problems
 from matches.ratings import rating_problems, shown_rating
 from tests.factories import make_table, open_match, tap
 from tests.test_ratings import League, api_rows, play_out
@@ -27,18 +38,24 @@ pytestmark = pytest.mark.django_db
 POOL = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"]
 
 
-def counted() -> tuple[dict, dict]:
-    """Pairs and careers counted straight from the filed matches' seats, in filing order."""
+def counted() -> tuple[dict, dict, dict]:
+    """Pairs, careers and nights counted straight from the filed matches' seats, in filing order."""
     pairs: dict[tuple[int, int], list[int]] = {}
     careers: dict[int, list[tuple[int, int, bool]]] = {}
+    nights: dict[tuple[int, datetime.date], list[int]] = {}
     for match in (
         Match.objects.filed().order_by("filed_at", "pk").select_related("table")
         .prefetch_related("seats")
     ):  # fmt: skip
         ranked = match.table.mode == "ranked"
         seats = [(s.player_id, s.place) for s in match.seats.all()]
+        day = timezone.localdate(match.filed_at)
         for me, mine in seats:
             careers.setdefault(me, []).append((match.pk, mine, ranked))
+            night = nights.setdefault((me, day), [0, 0, 0])
+            night[0] += 1
+            night[1] += mine == 1
+            night[2] += {1: 3, 2: 2, 3: 1}.get(mine, 0) if ranked else 0
             for other, theirs in seats:
                 if me == other:
                     continue
@@ -46,7 +63,11 @@ def counted() -> tuple[dict, dict]:
                 row[0] += 1
                 row[1] += mine == 1 or (ranked and mine < theirs)
                 row[2] += theirs == 1 or (ranked and theirs < mine)
-    return {k: tuple(v) for k, v in pairs.items()}, careers
+    return (
+        {k: tuple(v) for k, v in pairs.items()},
+        careers,
+        {k: tuple(v) for k, v in nights.items()},
+    )
 
 
 def longest_run(places: list[int]) -> int:
@@ -58,7 +79,7 @@ def longest_run(places: list[int]) -> int:
 
 
 def assert_aggregates_add_up() -> None:
-    pairs, careers = counted()
+    pairs, careers, nights = counted()
     kept = {
         (p, o): (m, a, b)
         for p, o, m, a, b in HeadToHead.objects.values_list(
@@ -79,7 +100,14 @@ def assert_aggregates_add_up() -> None:
         assert rating.longest_run == longest_run(places)
         assert rating.best_place == min((p for _, p, r in career if r), default=None)
     assert set(PlayerRating.objects.values_list("player_id", flat=True)) == set(careers)
-    assert pair_problems() == [] and rating_problems() == []
+    kept_nights = {
+        (p, d): (n, w, s)
+        for p, d, n, w, s in PlayerNight.objects.values_list(
+            "player_id", "day", "played", "wins", "points"
+        )
+    }
+    assert kept_nights == nights
+    assert pair_problems() == [] and rating_problems() == [] and night_problems() == []
 
 
 ops = st.lists(
@@ -221,10 +249,11 @@ class TestHeadToHeadPairs:
         ).get() == (2, 0, 2)
         assert_aggregates_add_up()
         HeadToHead.objects.all().delete()
+        PlayerNight.objects.update(wins=0)
         RatingChange.objects.update(number=99)
         out = StringIO()
         call_command("rebuild_ratings", stdout=out)
-        assert "2 filed matches; 10 head-to-head pairs" in out.getvalue()
+        assert "2 filed matches; 10 head-to-head pairs and 4 players' nights" in out.getvalue()
         assert_aggregates_add_up()
 
 

@@ -1,5 +1,6 @@
 """Per-player aggregates for the player page: the career kept on every RatingChange (and the
-latest on PlayerRating), and the head-to-head pairs; filled here for the existing league."""
+latest on PlayerRating), the head-to-head pairs and the players' nights; filled here for the
+existing league."""
 
 from itertools import groupby
 
@@ -65,6 +66,24 @@ def _fill_pairs(apps, schema_editor):
     )
     with connection.cursor() as cursor:
         cursor.execute(sql)
+
+
+def _fill_nights(apps, schema_editor):
+    """Each player's daily tallies added up over tables."""
+    DailyTally = apps.get_model("matches", "DailyTally")
+    PlayerNight = apps.get_model("matches", "PlayerNight")
+    rows = (
+        DailyTally.objects.values("player_id", "day")
+        .annotate(n=models.Sum("played"), w=models.Sum("wins"), p=models.Sum("points"))
+        .filter(n__gt=0)
+    )
+    PlayerNight.objects.bulk_create(
+        (
+            PlayerNight(player_id=r["player_id"], day=r["day"], played=r["n"], wins=r["w"], points=r["p"])
+            for r in rows.iterator(chunk_size=BATCH)
+        ),
+        batch_size=BATCH,
+    )
 
 
 class Migration(migrations.Migration):
@@ -151,6 +170,27 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
+        migrations.CreateModel(
+            name="PlayerNight",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("day", models.DateField(verbose_name="day")),
+                ("played", models.PositiveIntegerField(verbose_name="played")),
+                ("wins", models.PositiveIntegerField(verbose_name="wins")),
+                ("points", models.PositiveIntegerField(verbose_name="points")),
+                ("player", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="player")),
+            ],
+            options={
+                "verbose_name": "player's night",
+                "verbose_name_plural": "players' nights",
+                "indexes": [models.Index(fields=["player", "-wins", "-points", "played", "-day"], name="player_night_best_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("player", "day"), name="player_night_unique"),
+                    models.CheckConstraint(condition=models.Q(("wins__lte", models.F("played"))), name="player_night_wins"),
+                ],
+            },
+        ),
         migrations.RunPython(_fill_careers, migrations.RunPython.noop, elidable=True),
+        migrations.RunPython(_fill_nights, migrations.RunPython.noop, elidable=True),
         migrations.RunPython(_fill_pairs, migrations.RunPython.noop, elidable=True),
     ]
