@@ -440,11 +440,21 @@ class RatingChange(models.Model):
     """One player's rating before and after one filed match. Undoing a crowning restores the
     "before" values and replays only the matches filed after it."""
 
+    # No index of their own: the unique (match, player) and the (player, number) index lead
+    # with them, and every index more is written by every filing.
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="rating_changes", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+        verbose_name=_("match"),
+        db_index=False,
     )
     player = models.ForeignKey(
-        Player, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("player")
+        Player,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        verbose_name=_("player"),
+        db_index=False,
     )
     # Null before a player's first match: they start from the model's default rating.
     mu_before = models.FloatField(_("mu before"), null=True)
@@ -474,10 +484,7 @@ class RatingChange(models.Model):
                 name="rating_change_before_whole",
             ),
         ]
-        indexes = [
-            models.Index(fields=["player", "match"], name="rating_change_player_idx"),
-            models.Index(fields=["player", "number"], name="rating_change_career_idx"),
-        ]
+        indexes = [models.Index(fields=["player", "number"], name="rating_change_career_idx")]
 
     def __str__(self) -> str:
         return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"
@@ -487,8 +494,9 @@ class HeadToHead(models.Model):
     """How often a player shared a filed match with an opponent and finished above or below
     them (see head_to_head.py); kept for both directions of every pair by the services."""
 
+    # The unique (player, opponent) leads with the player: no index of its own.
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
     )
     opponent = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("opponent")
@@ -543,8 +551,9 @@ class PlayerNight(models.Model):
     """A player's filed results on one day, summed over tables: the player page's best
     night is the first row of its index instead of a sum over every tally."""
 
+    # The unique (player, day) leads with the player: no index of its own.
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
     )
     day = models.DateField(_("day"))
     played = models.PositiveIntegerField(_("played"))

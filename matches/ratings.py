@@ -108,13 +108,34 @@ def _seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
         yield match_id, mode, [(player, place) for _, _, player, place in seats]
 
 
+STORED_COLUMNS = (
+    "pk", "match_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "place",
+    "ranked", "number", "run", "longest_run", "best_place",
+)  # fmt: skip
+
+
+class StoredChange:
+    """A RatingChange row as the replay reads and rewrites it: plain attributes, no model
+    instance (an undo reads hundreds of them)."""
+
+    __slots__ = STORED_COLUMNS
+
+    def __init__(self, values: Sequence) -> None:
+        for name, value in zip(STORED_COLUMNS, values, strict=True):
+            setattr(self, name, value)
+
+
 def _with_changes(seatings: Iterable[Seating]) -> Iterator[tuple[Seating, dict]]:
     """Each match with its stored rating changes by player, read a batch of matches at once."""
     batch: list[Seating] = []
 
     def flush() -> Iterator[tuple[Seating, dict]]:
-        stored: dict[int, dict[int, RatingChange]] = {seating[0]: {} for seating in batch}
-        for change in RatingChange.objects.filter(match_id__in=list(stored)):
+        stored: dict[int, dict[int, StoredChange]] = {seating[0]: {} for seating in batch}
+        rows = RatingChange.objects.filter(match_id__in=list(stored)).values_list(
+            "id", *STORED_COLUMNS[1:]
+        )
+        for row in rows:
+            change = StoredChange(row)
             stored[change.match_id][change.player_id] = change
         for seating in batch:
             yield seating, stored[seating[0]]
@@ -127,15 +148,15 @@ def _with_changes(seatings: Iterable[Seating]) -> Iterator[tuple[Seating, dict]]
     yield from flush()
 
 
-def _before(change: RatingChange) -> Rating | None:
+def _before(change: "RatingChange | StoredChange") -> Rating | None:
     return None if change.mu_before is None else (change.mu_before, change.sigma_before)
 
 
-def _career(change: RatingChange) -> Career:
+def _career(change: "RatingChange | StoredChange") -> Career:
     return Career(change.number, change.run, change.longest_run, change.best_place)
 
 
-def _set_career(change: RatingChange, career: Career) -> None:
+def _set_career(change: "RatingChange | StoredChange", career: Career) -> None:
     change.number, change.run, change.longest_run, change.best_place = career
 
 
@@ -176,7 +197,7 @@ def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
         if players & dirty:
             affected.append(seating)
             dirty |= players
-    changed: list[RatingChange] = []
+    changed: list[StoredChange] = []
     for seating, stored in _with_changes(affected):
         seats = seating[2]
         before = {p: moved[p] if p in moved else (_before(stored[p]), NEWCOMER) for p, _ in seats}
@@ -195,7 +216,7 @@ def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
     _save_changes(changed)
 
 
-def _save_changes(changes: list[RatingChange]) -> None:
+def _save_changes(changes: list[StoredChange]) -> None:
     """One prepared UPDATE run for every changed row: bulk_update's CASE per field costs
     seconds of Python for the few hundred rows an undo replays (see make bench)."""
     table, qn = RatingChange._meta.db_table, connection.ops.quote_name
@@ -248,7 +269,7 @@ def _state_before(player: int, match: Match) -> State:
             Q(match__filed_at__lt=match.filed_at)
             | Q(match__filed_at=match.filed_at, match_id__lt=match.pk)
         )
-        .order_by("-match__filed_at", "-match_id")
+        .order_by("-number")  # career numbers run in filing order
         .first()
     )
     return (None, NEWCOMER) if latest is None else ((latest.mu, latest.sigma), _career(latest))
@@ -360,7 +381,7 @@ def ratings_rebuild() -> int:
     return rated
 
 
-def _stored(change: RatingChange) -> tuple:
+def _stored(change: StoredChange) -> tuple:
     return (
         _before(change),
         (change.mu, change.sigma),

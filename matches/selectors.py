@@ -98,14 +98,11 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
     )
 
 
-TV_RATINGS = 5
-
-
-def tv_ratings(*, board: Board) -> list["ratings.RatingRow"]:
-    """The TV's league panel: the best-rated players of the match on the board (the last
-    result's when the table is closed), with their league rank; one query."""
-    seats = board.standing + board.out if board.match else board.result_seats
-    return ratings.ratings_of(player_ids=[seat.player_id for seat in seats], limit=TV_RATINGS)
+def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, "ratings.RatingRow"]:
+    """The league rating of each player in the TV's tonight table, by player id; one query,
+    none before anyone filed tonight."""
+    rows = ratings.ratings_of(player_ids=[row.player_id for row in tonight])
+    return {row.player_id: row for row in rows}
 
 
 @dataclass(frozen=True)

@@ -275,12 +275,12 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
     table = _table_or_404(table_id)
-    board = selectors.table_board(table=table, last_result=True)
+    tonight_rows = tonight.table_tonight(table=table)
     context = {
         "table": table,
-        "board": board,
-        "tonight": tonight.table_tonight(table=table),
-        "ratings": selectors.tv_ratings(board=board),
+        "board": selectors.table_board(table=table, last_result=True),
+        "tonight": tonight_rows,
+        "ratings": selectors.tv_ratings(tonight=tonight_rows),
         "poll_seconds": POLL_SECONDS,
     }
     template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"

@@ -257,39 +257,43 @@ class TestHeadToHeadPairs:
         assert_aggregates_add_up()
 
 
-class TestTvLeaguePanel:
-    def test_the_tv_shows_the_table_s_best_rated_players_with_league_rank(
+class TestTvLeagueRating:
+    def test_the_tv_s_tonight_table_shows_each_player_s_league_rating(
         self, client, host, django_assert_num_queries
     ):
-        league = League()
-        table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"])
-        other = make_table(host=host, players=["Gus", "Hal", "Ivy"], name="Other")
-        for _ in range(5):
-            play_out(other, ["Ivy", "Hal"], league)  # Gus leads the league
-        play_out(table, ["Fay", "Eve", "Dee", "Cy", "Bob"], league)
+        table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee"])
+        other = make_table(host=host, players=["Ann", "Eve", "Fay"], name="Other")
+        for _ in range(4):
+            play_out(other, ["Fay", "Eve"], League())  # Ann: 4 matches before tonight's one
+        play_out(table, ["Dee", "Cy", "Bob"], League())
         url = reverse("matches:tv", args=[table.pk])
-        with django_assert_num_queries(10):
+        with django_assert_num_queries(10):  # the ratings: one query more
             html = client.get(url).content.decode()
-        panel = re.search(r'<section class="tv-ratings".*?</section>', html, re.S).group()
-        assert '<h2 id="tv-ratings">League rating</h2>' in panel
-        rows = re.findall(
-            r'<tr><td class="num">(\d+)</td><th scope="row">([^<]+)</th><td class="num">(\d+)'
-            r'(<span class="provisional">)?',
-            panel,
+        tonight = re.search(r'<table class="tonight-table with-rating">.*?</table>', html, re.S)
+        assert '<th scope="col" class="num">League rating</th>' in tonight.group()
+        cells = re.findall(
+            r'<tr[^>]*><th scope="row">(?:<span class="crown"[^>]*>♛</span> )?([^<]+)</th>'
+            r'<td class="num">\d+</td><td class="num rating">(\d+)(<span class="provisional">)?',
+            tonight.group(),
         )
-        by_rating = sorted(
-            PlayerRating.objects.filter(player__name__in=["Ann", "Bob", "Cy", "Dee", "Eve", "Fay"]),
-            key=lambda r: -(r.mu - 3 * r.sigma),
-        )[:5]
-        rank = {row["player"]: row["rank"] for row in api_rows(client)}
-        assert rows == [
-            (str(rank[r.player.name]), r.player.name, str(shown_rating(r.mu, r.sigma)),
-             '<span class="provisional">')
-            for r in by_rating
-        ]  # fmt: skip
-        assert rows[0][1] == "Ann" and rank["Gus"] == 1 and rows[0][0] != "1"
+        expected = []
+        for name in ["Ann", "Bob", "Cy", "Dee"]:  # tonight's order: points
+            rating = PlayerRating.objects.get(player__name=name)
+            provisional = '<span class="provisional">' if rating.matches < 5 else ""
+            expected.append((name, str(shown_rating(rating.mu, rating.sigma)), provisional))
+        assert cells == expected
+        assert expected[0][2] == "" and expected[1][2]  # Ann has 5 matches, Bob 1
 
-    def test_no_panel_before_anyone_at_the_table_is_rated(self, client, host):
+    def test_no_rating_column_before_a_match_is_filed_tonight(
+        self, client, host, django_assert_num_queries
+    ):
         table = make_table(host=host, players=["Ann", "Bob", "Cy"])
-        html = client.get(reverse("matches:tv", args=[table.pk])).content.decode()
-        assert "tv-ratings" not in html
+        with django_assert_num_queries(8):  # no ratings read before a filing tonight
+            html = client.get(reverse("matches:tv", args=[table.pk])).content.decode()
+        assert "League rating" not in html
+
+    def test_the_table_page_s_tonight_table_is_unchanged(self, client, host):
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        play_out(table, ["Cy", "Bob"], League())
+        html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
+        assert '<table class="tonight-table">' in html and "League rating" not in html

@@ -146,6 +146,20 @@ class Migration(migrations.Migration):
                 blank=True, null=True, verbose_name="best ranked place"
             ),
         ),
+        migrations.RemoveIndex(
+            model_name='ratingchange',
+            name='rating_change_player_idx',
+        ),
+        migrations.AlterField(
+            model_name='ratingchange',
+            name='match',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='rating_changes', to='matches.match', verbose_name='match'),
+        ),
+        migrations.AlterField(
+            model_name='ratingchange',
+            name='player',
+            field=models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name='rating_changes', to='matches.player', verbose_name='player'),
+        ),
         migrations.AddIndex(
             model_name="ratingchange",
             index=models.Index(fields=["player", "number"], name="rating_change_career_idx"),
@@ -158,7 +172,7 @@ class Migration(migrations.Migration):
                 ("ahead", models.PositiveIntegerField(verbose_name="ahead")),
                 ("behind", models.PositiveIntegerField(verbose_name="behind")),
                 ("opponent", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="opponent")),
-                ("player", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="player")),
+                ("player", models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="player")),
             ],
             options={
                 "verbose_name": "head-to-head record",
@@ -178,7 +192,7 @@ class Migration(migrations.Migration):
                 ("played", models.PositiveIntegerField(verbose_name="played")),
                 ("wins", models.PositiveIntegerField(verbose_name="wins")),
                 ("points", models.PositiveIntegerField(verbose_name="points")),
-                ("player", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="player")),
+                ("player", models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="+", to="matches.player", verbose_name="player")),
             ],
             options={
                 "verbose_name": "player's night",

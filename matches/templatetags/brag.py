@@ -35,3 +35,9 @@ def bdi(name: object) -> str:
 def changeable_by(table, user) -> bool:
     """`{% if table|changeable_by:user %}`: the host's actions for this table."""
     return table.can_be_changed_by(user)
+
+
+@register.filter
+def rating_of(ratings: dict, player_id: int):
+    """`{% with rating=ratings|rating_of:row.player_id %}`: one player's row of a rating map."""
+    return ratings.get(player_id)
