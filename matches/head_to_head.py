@@ -4,11 +4,13 @@ A table records one player finishing above another when a ranked table placed th
 or when a winner-takes-all table crowned them: that mode names only the winner, so two of its
 non-winners are neither ahead of nor behind each other."""
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection, transaction
 from django.db.models import Sum
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 # ratings imports services, which imports this module: read it as a module, at call time.
@@ -39,18 +41,29 @@ class Rival:
     @property
     def text(self) -> str:
         """The readable line, this player's count first ("ahead of Ben 5-3 in 9")."""
+        ahead, behind, level = _lines(get_language())
         if self.ahead > self.behind:
-            template = _("ahead of %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = ahead
         elif self.ahead < self.behind:
-            template = _("behind %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = behind
         else:
-            template = _("level with %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = level
         return template % {
             "name": self.opponent,
             "ahead": self.ahead,
             "behind": self.behind,
             "matches": self.matches,
         }
+
+
+@functools.cache
+def _lines(language: str) -> tuple[str, str, str]:
+    # Looked up once per language: a busy player's page words a hundred and more lines.
+    return (
+        _("ahead of %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+        _("behind %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+        _("level with %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+    )
 
 
 def head_to_head(*, player: Player) -> list[Rival]:

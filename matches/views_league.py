@@ -47,7 +47,9 @@ def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
         "profile": profile,
         "summary": players.describe(profile),
         "chart": charts.player_chart(profile),
-        # The head-to-head list links every opponent: one reverse() for all of them.
+        # The head-to-head list and the history link every opponent, table and match: one
+        # reverse() each for all of them.
         "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
+        "tables_url": reverse("matches:table", args=[0]).removesuffix("0/"),
     }
     return render(request, "matches/player.html", context)
