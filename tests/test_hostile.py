@@ -192,7 +192,7 @@ READS = [
     ("tv", {"table_id"}, 10, 200, None),
     ("table_results_csv", {"table_id"}, 3, 200, None),
     # First-host check, player, totals by mode, rating list, head-to-head, best night,
-    # the chart's matches, the history page (a bad ?page= shows page 1).
+    # the chart's matches, the history page (a bad ?page= shows page 1, uncached).
     ("player", {"player_id"}, 8, 200, None),
     ("rules", {}, 1, 200, None),
     # The filter form shows its table and season choices again, with the errors.
