@@ -207,6 +207,14 @@ def main() -> None:
                 lambda: cache.clear() or viewer.get("/api/standings/", {"from": month_start, "to": month_end}), args.repeat
             ),
             f"player page ({busiest} matches)": measure(lambda: viewer.get(f"/players/{people[0].pk}/"), args.repeat),
+            # Right after a filing the first visit renders the page afresh from the aggregates.
+            "player page, cold": measure(
+                lambda: cache.clear() or viewer.get(f"/players/{people[0].pk}/"), args.repeat
+            ),
+            "player page 50 (uncached)": measure(
+                lambda: viewer.get(f"/players/{people[0].pk}/", {"page": 50}), args.repeat
+            ),
+            "TV board (league ratings)": measure(lambda: viewer.get(f"/tables/{live.pk}/board/"), args.repeat),
             "board poll (304)": measure(
                 lambda: viewer.get(board_url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag), args.repeat
             ),
@@ -252,10 +260,12 @@ def main() -> None:
         ("tap (htmx POST + fragment)", write, "write floor", 2),
         ("ratings JSON", read, "read floor", 10),
         (f"player page ({busiest} matches)", read, "read floor", 10),
+        ("player page, cold", read, "read floor", 10),
+        ("player page 50 (uncached)", read, "read floor", 10),
         (f"player JSON, head-to-head ({busiest})", read, "read floor", 10),
         ("standings page, season", read, "read floor", 10),
         ("standings page, season, cold", read, "read floor", 10),
-        ("crowning tap (files + rates)", write, "write floor", 2),
+        ("crowning tap (files + rates)", write, "write floor", 3),
         ("undo crowning, 100 later elsewhere", write, "write floor", 50),
     ]:
         ratio = rows[name]["median"] / floor
