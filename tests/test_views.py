@@ -624,8 +624,9 @@ TAP_QUERIES = 18
 # match of that number had (1), opens the next match and seats; the board then reads the
 # result card's seats (1) and, for the host's undo label, the filed match's seating (1); the
 # crowning also rates the match (is any match filed later, the players' ratings, their rating
-# changes, their new ratings: 4).
-CROWNING_QUERIES = 35
+# changes, their new ratings: 4) and counts it in the head-to-head pairs and the players'
+# nights (one upsert each: 2).
+CROWNING_QUERIES = 37
 # Session, user, the ETag's version read, the table, then the board's 4 reads and tonight's
 # totals.
 HOST_PAGE_QUERIES = 9
