@@ -275,6 +275,14 @@ def main() -> None:
                 lambda: cache.clear() or viewer.get("/api/standings/", {"from": year_start, "to": month_end}), args.repeat
             ),
             f"player page ({busiest} matches)": lambda: measure(lambda: viewer.get(f"/players/{people[0].pk}/"), args.repeat),
+            # Right after a filing the first visit renders the page afresh from the aggregates.
+            "player page, cold": lambda: measure(
+                lambda: cache.clear() or viewer.get(f"/players/{people[0].pk}/"), args.repeat
+            ),
+            "player page 50 (uncached)": lambda: measure(
+                lambda: viewer.get(f"/players/{people[0].pk}/", {"page": 50}), args.repeat
+            ),
+            "TV board (league ratings)": lambda: measure(lambda: viewer.get(f"/tables/{live.pk}/board/"), args.repeat),
             "board poll (304)": board_poll,
             "tap (htmx POST + fragment)": lambda: measure_prepared(plain_tap, args.repeat),
             "ratings JSON": lambda: measure(lambda: viewer.get("/api/ratings/"), args.repeat),
@@ -329,10 +337,13 @@ def main() -> None:
         ("standings JSON, one year, cold", read, "read floor", 10),
         ("ratings JSON", read, "read floor", 10),
         (f"player page ({busiest} matches)", read, "read floor", 10),
+        ("player page, cold", read, "read floor", 10),
+        ("player page 50 (uncached)", read, "read floor", 10),
+        ("TV board (league ratings)", read, "read floor", 10),
         (f"player JSON, head-to-head ({busiest})", read, "read floor", 10),
         ("standings page, season", read, "read floor", 10),
         ("standings page, season, cold", read, "read floor", 10),
-        ("crowning tap (files + rates)", write, "write floor", 2),
+        ("crowning tap (files + rates)", write, "write floor", 3),
         ("undo crowning, 100 later elsewhere", write, "write floor", 50),
     ]:
         if name not in rows:

@@ -81,8 +81,20 @@ def _generation(table: Table) -> str:
     return "g" + _digest(f"{epoch}:{table.created_at.isoformat()}", 4)
 
 
+def _league(kind: str, table: Table) -> tuple:
+    # The TV shows league ratings, which a filing at another table changes: its tag and kept
+    # readings name the league's version too (read with the table row, no query of its own).
+    return (f"l{getattr(table, 'league', None) or 0}",) if kind == TV_PAGE[0] else ()
+
+
 def _tag(kind: str, table: Table, variant: tuple) -> str:
-    return etag(f"{kind}{table.pk}", f"v{table.version}", _generation(table), *variant)
+    return etag(
+        f"{kind}{table.pk}",
+        f"v{table.version}",
+        _generation(table),
+        *_league(kind, table),
+        *variant,
+    )
 
 
 def _page_variant(request: HttpRequest) -> tuple:
@@ -185,7 +197,15 @@ kept = _Kept(KEPT_RENDERINGS)
 
 
 def _read_key(kind: tuple, table: Table) -> tuple:
-    return ("read", kind[0], table.pk, table.version, _generation(table), _night())
+    return (
+        "read",
+        kind[0],
+        table.pk,
+        table.version,
+        _generation(table),
+        *_league(kind[0], table),
+        _night(),
+    )
 
 
 def table_response(

@@ -5,7 +5,9 @@ left): the rating with its uncertainty band, and the place of each match."""
 import math
 from dataclasses import dataclass
 
+from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -25,6 +27,11 @@ HEIGHT = 460
 class Tick:
     at: float  # pixel position along its axis
     label: str
+
+    @property
+    def pos(self) -> str:
+        # Formatted here, not with floatformat: SVG coordinates take a dot in every language.
+        return f"{self.at:.1f}"
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,23 @@ class PlayerChart:
     x_ticks: list[Tick]
     dots: list[Dot]
     summary: str  # the text alternative
+
+    # The repeated shapes as one string each: a hundred template loop passes cost more than
+    # the rest of the player page.
+    @property
+    def marks_svg(self) -> str:
+        return format_html_join(
+            "", '<circle class="rating-mark" cx="{}" cy="{}" r="3"></circle>',
+            ((f"{x:.1f}", f"{y:.1f}") for x, y in self.rating_marks),
+        )  # fmt: skip
+
+    @property
+    def dots_svg(self) -> str:
+        return format_html_join(
+            "",
+            '<circle class="place-dot place-{}" cx="{}" cy="{}" r="5"><title>{}</title></circle>',
+            ((dot.kind, f"{dot.x:.1f}", f"{dot.y:.1f}", dot.label) for dot in self.dots),
+        )
 
 
 def _nice_step(span: float, count: int = 5) -> float:
@@ -122,13 +146,20 @@ def _places_panel(finishes: list[Finish], xs: list[float]):
     if any_out:
         ticks.append(Tick(at=y(rows), label=_("out")))
     dots = []
+    template = _("Match %(number)s, %(day)s: %(result)s")
+    # A hundred dots share a few results and days: each worded once.
+    results = {key: scoring.place_label(*key) for key in {(f.mode, f.place) for f in finishes}}
+    days: dict = {}
     for x, finish in zip(xs, finishes, strict=True):
         place = finish.shown_place
         kind = "win" if place == 1 else "place" if place else "out"
-        label = _("Match %(number)s, %(day)s: %(result)s") % {
+        day = timezone.localdate(finish.filed_at)
+        if day not in days:
+            days[day] = date_format(day, "SHORT_DATE_FORMAT")
+        label = template % {
             "number": finish.number,
-            "day": date_format(finish.filed_at, "SHORT_DATE_FORMAT"),
-            "result": scoring.place_label(finish.mode, finish.place),
+            "day": days[day],
+            "result": results[(finish.mode, finish.place)],
         }
         dots.append(Dot(x=x, y=y(place or rows), kind=kind, label=label))
     return ticks, dots

@@ -4,13 +4,21 @@ A table records one player finishing above another when a ranked table placed th
 or when a winner-takes-all table crowned them: that mode names only the winner, so two of its
 non-winners are neither ahead of nor behind each other."""
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Q, Sum
+from django.db import connection, transaction
+from django.db.models import Sum
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from .models import AllTimeTotal, Match, Player, Seat, Table
-from .ratings import RatingRow, player_rating
+# ratings imports services, which imports this module: read it as a module, at call time.
+from . import ratings, scoring
+from .models import AllTimeTotal, HeadToHead, Match, Player, Seat, Table
+
+# (player, opponent) -> (shared matches, ahead, behind)
+Pairs = dict[tuple[int, int], tuple[int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -33,12 +41,13 @@ class Rival:
     @property
     def text(self) -> str:
         """The readable line, this player's count first ("ahead of Ben 5-3 in 9")."""
+        ahead, behind, level = _lines(get_language())
         if self.ahead > self.behind:
-            template = _("ahead of %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = ahead
         elif self.ahead < self.behind:
-            template = _("behind %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = behind
         else:
-            template = _("level with %(name)s %(ahead)s–%(behind)s in %(matches)s")
+            template = level
         return template % {
             "name": self.opponent,
             "ahead": self.ahead,
@@ -47,32 +56,150 @@ class Rival:
         }
 
 
+@functools.cache
+def _lines(language: str) -> tuple[str, str, str]:
+    # Looked up once per language: a busy player's page words a hundred and more lines.
+    return (
+        _("ahead of %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+        _("behind %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+        _("level with %(name)s %(ahead)s–%(behind)s in %(matches)s"),
+    )
+
+
 def head_to_head(*, player: Player) -> list[Rival]:
     """Everyone who shared a filed match with this player, most shared matches first, then
-    by name; one aggregate query over the player's matches."""
-    # Each row is an opponent's seat; "mine" is this player's seat in the same match.
-    mine = "match__seats__place"
-    ranked = Q(match__table__mode=Table.Mode.RANKED)
+    by name; one indexed read of the pairs the services keep."""
     rows = (
-        Seat.objects.filter(match__status=Match.Status.FILED, match__seats__player=player)
-        .exclude(player=player)
-        .values("player_id", "player__name", "player__key")
-        .annotate(
-            shared=Count("id"),
-            ahead=Count("id", filter=(ranked & Q(**{f"{mine}__lt": F("place")})) | Q(**{mine: 1})),
-            behind=Count("id", filter=(ranked & Q(place__lt=F(mine))) | Q(place=1)),
-        )
-        .order_by("-shared", "player__key", "player_id")
+        HeadToHead.objects.filter(player=player)
+        .order_by("-matches", "opponent__key", "opponent_id")
+        .values_list("opponent_id", "opponent__name", "matches", "ahead", "behind")
     )
     return [
-        Rival(
-            opponent_id=row["player_id"],
-            opponent=row["player__name"],
-            matches=row["shared"],
-            ahead=row["ahead"],
-            behind=row["behind"],
+        Rival(opponent_id=o, opponent=name, matches=m, ahead=a, behind=b)
+        for o, name, m, a, b in rows
+    ]
+
+
+def _finished_above(ranked: bool, mine: int, theirs: int) -> bool:
+    # Winner takes all names only the winner: no other place is above anyone.
+    return mine == 1 or (ranked and mine < theirs)
+
+
+def _pair_counts(mode: str, seats: Sequence[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """(player, opponent, 1, ahead, behind) for both directions of every pair in a match."""
+    ranked = scoring.is_ranked(mode)
+    return [
+        (me, other, 1, int(_finished_above(ranked, mine, theirs)),
+         int(_finished_above(ranked, theirs, mine)))
+        for me, mine in seats
+        for other, theirs in seats
+        if me != other
+    ]  # fmt: skip
+
+
+def _add(rows: list[tuple[int, ...]]) -> None:
+    """Add counts in one statement: an upsert that adds to the pairs already kept."""
+    qn = connection.ops.quote_name
+    table = qn(HeadToHead._meta.db_table)
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+    counts = ("matches", "ahead", "behind")
+    sums = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in counts)
+    sql = (
+        f"INSERT INTO {table} ({qn('player_id')}, {qn('opponent_id')}, {qn('matches')}, "  # noqa: S608 (names from the model, values as parameters)
+        f"{qn('ahead')}, {qn('behind')}) VALUES {values} "
+        f"ON CONFLICT ({qn('player_id')}, {qn('opponent_id')}) DO UPDATE SET {sums}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [value for row in rows for value in row])
+
+
+def _take_back(rows: list[tuple[int, ...]]) -> None:
+    """Subtract counts from pairs that hold them (an upsert's insert half would be checked
+    as a negative row), then drop the pairs left with no shared match."""
+    qn = connection.ops.quote_name
+    table = qn(HeadToHead._meta.db_table)
+    counts = ("matches", "ahead", "behind")
+    less = ", ".join(f"{qn(c)} = {qn(c)} - %s" for c in counts)
+    sql = f"UPDATE {table} SET {less} WHERE {qn('player_id')} = %s AND {qn('opponent_id')} = %s"  # noqa: S608 (names from the model, values as parameters)
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, [(m, a, b, p, o) for p, o, m, a, b in rows])
+    players = sorted({row[0] for row in rows})
+    HeadToHead.objects.filter(player_id__in=players, matches=0).delete()
+
+
+def pairs_file(*, mode: str, seats: Sequence[Seat], sign: int) -> None:
+    """Count a filed match in the head-to-head pairs (sign 1), or take it back (sign -1)."""
+    rows = _pair_counts(mode, [(seat.player_id, seat.place) for seat in seats])
+    (_add if sign > 0 else _take_back)(rows)
+
+
+def pairs_recomputed(*, player_id: int | None = None) -> Pairs:
+    """The pairs counted afresh from every filed match's seats (one grouped query): what
+    the kept pairs must equal. With player_id, only that player's pairs, both directions."""
+    qn = connection.ops.quote_name
+    seat, match, table = (qn(m._meta.db_table) for m in (Seat, Match, Table))
+    above = "CASE WHEN {a}.place = 1 OR (t.mode = %s AND {a}.place < {b}.place) THEN 1 ELSE 0 END"
+    only = "AND (mine.player_id = %s OR theirs.player_id = %s)" if player_id else ""
+    sql = (
+        f"SELECT mine.player_id, theirs.player_id, COUNT(*), "  # noqa: S608 (names from the models)
+        f"SUM({above.format(a='mine', b='theirs')}), SUM({above.format(a='theirs', b='mine')}) "
+        f"FROM {seat} mine JOIN {seat} theirs ON theirs.match_id = mine.match_id "
+        f"AND theirs.player_id <> mine.player_id JOIN {match} m ON m.id = mine.match_id "
+        f"JOIN {table} t ON t.id = m.table_id WHERE m.status = %s {only} "
+        f"GROUP BY mine.player_id, theirs.player_id"
+    )
+    params = [scoring.RANKED, scoring.RANKED, Match.Status.FILED]
+    if player_id:
+        params += [player_id, player_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {(p, o): (m, a, b) for p, o, m, a, b in cursor.fetchall()}
+
+
+def pairs_refresh(*, player_ids: Sequence[int]) -> None:
+    """Count these players' pairs afresh (after a merge moved seats from one to another)."""
+    HeadToHead.objects.filter(player_id__in=player_ids).delete()
+    HeadToHead.objects.filter(opponent_id__in=player_ids).delete()
+    rows = {}
+    for player_id in player_ids:
+        rows.update(pairs_recomputed(player_id=player_id))
+    HeadToHead.objects.bulk_create(
+        HeadToHead(player_id=p, opponent_id=o, matches=m, ahead=a, behind=b)
+        for (p, o), (m, a, b) in rows.items()
+    )
+
+
+@transaction.atomic
+def pairs_rebuild() -> int:
+    """Count every pair afresh from the filed matches; returns the number of pairs kept."""
+    HeadToHead.objects.all().delete()
+    rows = HeadToHead.objects.bulk_create(
+        (
+            HeadToHead(player_id=p, opponent_id=o, matches=m, ahead=a, behind=b)
+            for (p, o), (m, a, b) in pairs_recomputed().items()
+        ),
+        batch_size=2000,
+    )
+    return len(rows)
+
+
+def pairs_kept() -> Pairs:
+    return {
+        (p, o): (m, a, b)
+        for p, o, m, a, b in HeadToHead.objects.values_list(
+            "player_id", "opponent_id", "matches", "ahead", "behind"
         )
-        for row in rows
+    }
+
+
+def pair_problems() -> list[str]:
+    """Kept head-to-head pairs that differ from a count of the filed matches."""
+    kept, actual = pairs_kept(), pairs_recomputed()
+    return [
+        f"Players #{p} and #{o}: head-to-head says {kept.get((p, o))}, filed matches say "
+        f"{actual.get((p, o))}"
+        for p, o in sorted(set(kept) | set(actual))
+        if kept.get((p, o)) != actual.get((p, o))
     ]
 
 
@@ -100,7 +227,7 @@ def player_totals(*, player: Player) -> dict:
     return {name: value or 0 for name, value in totals.items()}
 
 
-def _rating_json(row: RatingRow | None) -> dict | None:
+def _rating_json(row: "ratings.RatingRow | None") -> dict | None:
     if row is None:
         return None
     data = row.as_json()
@@ -113,6 +240,6 @@ def player_api(*, player: Player) -> dict:
         "id": player.pk,
         "player": player.name,
         "totals": player_totals(player=player),
-        "rating": _rating_json(player_rating(player=player)),
+        "rating": _rating_json(ratings.player_rating(player=player)),
         "head_to_head": [rival.as_json() for rival in head_to_head(player=player)],
     }

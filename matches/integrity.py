@@ -15,8 +15,10 @@ from django.db.models import (
     Sum,
 )
 
+from .head_to_head import pair_problems
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Tap, clean_name, name_key
+from .nights import night_problems
 from .scoring import COUNT_FIELDS, count_sum
 
 
@@ -28,6 +30,8 @@ def integrity_problems() -> list[str]:
         *tap_problems(),
         *tally_problems(),
         *player_name_problems(),
+        *pair_problems(),
+        *night_problems(),
     ]
 
 

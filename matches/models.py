@@ -430,6 +430,11 @@ class PlayerRating(models.Model):
     mu = models.FloatField(_("mu"))
     sigma = models.FloatField(_("sigma"))
     matches = models.PositiveIntegerField(_("rated matches"))
+    # The career summary after the latest match, copied from its RatingChange: the player
+    # page reads these instead of every seat.
+    run = models.PositiveIntegerField(_("current winning run"), default=0)
+    longest_run = models.PositiveIntegerField(_("longest winning run"), default=0)
+    best_place = models.PositiveSmallIntegerField(_("best ranked place"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("rating")
@@ -447,17 +452,37 @@ class RatingChange(models.Model):
     """One player's rating before and after one filed match. Undoing a crowning restores the
     "before" values and replays only the matches filed after it."""
 
+    # No index of their own: the unique (match, player) and the (player, number) index lead
+    # with them, and every index more is written by every filing.
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="rating_changes", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="rating_changes",
+        verbose_name=_("match"),
+        db_index=False,
     )
     player = models.ForeignKey(
-        Player, on_delete=models.PROTECT, related_name="rating_changes", verbose_name=_("player")
+        Player,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        verbose_name=_("player"),
+        db_index=False,
     )
     # Null before a player's first match: they start from the model's default rating.
     mu_before = models.FloatField(_("mu before"), null=True)
     sigma_before = models.FloatField(_("sigma before"), null=True)
     mu = models.FloatField(_("mu"))
     sigma = models.FloatField(_("sigma"))
+    # The player's career at this match, so the player page pages and charts by an index
+    # instead of reading every seat: the match's number in their career (1 = first), where
+    # they finished, whether the table was ranked, the winning run ending here (0 if not a
+    # win), the longest run and the best ranked place so far.
+    number = models.PositiveIntegerField(_("number in the career"))
+    place = models.PositiveSmallIntegerField(_("place"))
+    ranked = models.BooleanField(_("ranked"))
+    run = models.PositiveIntegerField(_("winning run"))
+    longest_run = models.PositiveIntegerField(_("longest winning run"))
+    best_place = models.PositiveSmallIntegerField(_("best ranked place"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("rating change")
@@ -471,10 +496,43 @@ class RatingChange(models.Model):
                 name="rating_change_before_whole",
             ),
         ]
-        indexes = [models.Index(fields=["player", "match"], name="rating_change_player_idx")]
+        indexes = [models.Index(fields=["player", "number"], name="rating_change_career_idx")]
 
     def __str__(self) -> str:
         return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"
+
+
+class HeadToHead(models.Model):
+    """How often a player shared a filed match with an opponent and finished above or below
+    them (see head_to_head.py); kept for both directions of every pair by the services."""
+
+    # The unique (player, opponent) leads with the player: no index of its own.
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    opponent = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("opponent")
+    )
+    matches = models.PositiveIntegerField(_("shared matches"))
+    ahead = models.PositiveIntegerField(_("ahead"))
+    behind = models.PositiveIntegerField(_("behind"))
+
+    class Meta:
+        verbose_name = _("head-to-head record")
+        verbose_name_plural = _("head-to-head records")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "opponent"], name="head_to_head_unique"),
+            models.CheckConstraint(
+                condition=Q(ahead__lte=F("matches")) & Q(behind__lte=F("matches")),
+                name="head_to_head_within_matches",
+            ),
+            models.CheckConstraint(
+                condition=~Q(player=F("opponent")), name="head_to_head_two_players"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} v {self.opponent_id}"
 
 
 class Season(models.Model):
@@ -499,3 +557,35 @@ class Season(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class PlayerNight(models.Model):
+    """A player's filed results on one day, summed over tables: the player page's best
+    night is the first row of its index instead of a sum over every tally."""
+
+    # The unique (player, day) leads with the player: no index of its own.
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    day = models.DateField(_("day"))
+    played = models.PositiveIntegerField(_("played"))
+    wins = models.PositiveIntegerField(_("wins"))
+    points = models.PositiveIntegerField(_("points"))
+
+    class Meta:
+        verbose_name = _("player's night")
+        verbose_name_plural = _("players' nights")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "day"], name="player_night_unique"),
+            models.CheckConstraint(condition=Q(wins__lte=F("played")), name="player_night_wins"),
+        ]
+        indexes = [
+            # The best night first: most wins, then points, fewer matches, the latest.
+            models.Index(
+                fields=["player", "-wins", "-points", "played", "-day"],
+                name="player_night_best_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.day}"

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from . import ratings
+from . import head_to_head, nights, ratings
 from .models import (
     AllTimeTotal,
     DailyTally,
@@ -118,6 +118,8 @@ def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Play
     _merge_counts(AllTimeTotal, keep, drop, ("table_id",))
     RatingChange.objects.filter(player=drop).update(player=keep)
     ratings.ratings_merged(keep=keep, dropped_id=drop.pk)
+    head_to_head.pairs_refresh(player_ids=[keep.pk, drop.pk])
+    nights.nights_refresh(player_ids=[keep.pk, drop.pk])
     drop.delete()
     return keep
 

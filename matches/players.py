@@ -1,6 +1,7 @@
 """The player page's reads: totals by mode, rating, head-to-head, streaks, best night, the
-chart's latest matches and one page of match history. A fixed number of queries, however
-long the player's career."""
+chart's latest matches and one page of match history. A fixed number of indexed reads of
+what the services keep per player (totals, the career on each RatingChange, head-to-head
+pairs), however long the player's career."""
 
 import datetime
 from dataclasses import dataclass
@@ -8,13 +9,15 @@ from dataclasses import dataclass
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
 from django.db.models import Sum
+from django.utils import timezone
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from . import scoring
 from .head_to_head import Rival, conqueror, favourite_victim, head_to_head
-from .models import AllTimeTotal, DailyTally, Match, Player, RatingChange, Seat
+from .models import AllTimeTotal, Player, RatingChange
+from .nights import Night, best_night
 from .ratings import RatingRow, rating_table
 
 CHART_MATCHES = 100
@@ -36,14 +39,6 @@ class Finish:
     @property
     def shown_place(self) -> int | None:
         return scoring.shown_place(self.mode, self.place)
-
-
-@dataclass(frozen=True)
-class Night:
-    day: datetime.date
-    played: int
-    wins: int
-    points: int
 
 
 @dataclass(frozen=True)
@@ -72,28 +67,78 @@ class PlayerProfile:
         return 100 * self.wins / self.played if self.played else 0.0
 
 
-def _longest_run(places: list[int]) -> int:
-    longest = run = 0
-    for place in places:
-        run = run + 1 if place == 1 else 0
-        longest = max(longest, run)
-    return longest
+def _mode(ranked: bool) -> str:
+    return scoring.RANKED if ranked else scoring.WINNER_TAKES_ALL
 
 
-def _best_night(player: Player) -> Night | None:
-    """The day with most wins; then most points, fewer matches, the latest."""
-    days = (
-        DailyTally.objects.filter(player=player)
-        .values("day")
-        .annotate(played=Sum("played"), wins=Sum("wins"), points=Sum("points"))
-        .filter(played__gt=0)
-    )
-    best = max(
-        days,
-        key=lambda d: (d["wins"], d["points"], -d["played"], d["day"]),
-        default=None,
-    )
-    return Night(**best) if best and best["wins"] else None
+def _chart(player: Player) -> list[Finish]:
+    """The latest matches, oldest first, from the newest end of the career index."""
+    rows = (
+        RatingChange.objects.filter(player=player)
+        .order_by("-number")
+        .values_list("number", "match_id", "match__filed_at", "ranked", "place", "mu", "sigma")
+    )[:CHART_MATCHES]
+    return [
+        Finish(number=n, match_id=m, filed_at=at, mode=_mode(r), place=p, mu=mu, sigma=sigma)
+        for n, m, at, r, p, mu, sigma in reversed(rows)
+    ]
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One line of the match history, worded once in Python: a page of them costs the
+    template no filter or URL lookups."""
+
+    table_id: int
+    table: str
+    number: int
+    day: str
+    result: str
+    points: int | None
+
+
+class Career:
+    """The player's filed matches newest first, as the paginator sees them: its length is
+    the count the rating keeps, and a page is one range of career numbers on an index."""
+
+    def __init__(self, player: Player, matches: int) -> None:
+        self.player, self.matches = player, matches
+
+    def __len__(self) -> int:
+        return self.matches
+
+    def __getitem__(self, page: slice) -> list[HistoryRow]:
+        if page.start >= page.stop:
+            return []
+        newest, oldest = self.matches - page.start, self.matches - page.stop
+        rows = (
+            RatingChange.objects.filter(player=self.player, number__lte=newest, number__gt=oldest)
+            .order_by("-number")
+            .values_list(
+                "match__table_id", "match__table__name", "match__number", "match__filed_at",
+                "match__table__mode", "place",
+            )
+        )  # fmt: skip
+        days: dict = {}
+        results: dict = {}
+        history = []
+        for table_id, table, number, filed_at, mode, place in rows:
+            day = timezone.localdate(filed_at)
+            if day not in days:
+                days[day] = date_format(day, "SHORT_DATE_FORMAT")
+            if (mode, place) not in results:
+                results[mode, place] = scoring.place_label(mode, place)
+            history.append(
+                HistoryRow(
+                    table_id=table_id,
+                    table=table,
+                    number=number,
+                    day=days[day],
+                    result=results[mode, place],
+                    points=scoring.points_for(mode, place),
+                )
+            )
+        return history
 
 
 def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfile:
@@ -105,57 +150,27 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
         .annotate(**{name: Sum(name) for name in scoring.COUNT_FIELDS})
     }
     totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
-    career = [
-        Finish(number=n, match_id=m, filed_at=at, mode=mode, place=place)
-        for n, (m, at, mode, place) in enumerate(
-            Seat.objects.filter(player=player, match__status=Match.Status.FILED)
-            .order_by("match__filed_at", "match_id")
-            .values_list("match_id", "match__filed_at", "match__table__mode", "place"),
-            1,
-        )
-    ]
-    latest = career[-CHART_MATCHES:]
-    after = {
-        match: (mu, sigma)
-        for match, mu, sigma in RatingChange.objects.filter(
-            player=player, match_id__in=[f.match_id for f in latest]
-        ).values_list("match_id", "mu", "sigma")
-    }
-    chart = [
-        Finish(**{**f.__dict__, "mu": after[f.match_id][0], "sigma": after[f.match_id][1]})
-        for f in latest
-        if f.match_id in after
-    ]
-    ranked_places = [f.place for f in career if scoring.is_ranked(f.mode)]
     ratings = rating_table()
+    rating = next((row for row in ratings if row.player_id == player.pk), None)
     rivals = head_to_head(player=player)
     return PlayerProfile(
         player=player,
         **totals,
         ranked_played=by_mode.get(scoring.RANKED, {}).get("played", 0),
         wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
-        best_ranked_place=min(ranked_places, default=None),
-        rating=next((row for row in ratings if row.player_id == player.pk), None),
+        best_ranked_place=rating.best_place if rating else None,
+        rating=rating,
         rated_players=len(ratings),
         rivals=rivals,
         conqueror=conqueror(rivals),
         victim=favourite_victim(rivals),
-        longest_run=_longest_run([f.place for f in career]),
-        best_night=_best_night(player),
-        chart=chart,
-        history=_history_page(player, career, page),
+        longest_run=rating.longest_run if rating else 0,
+        best_night=best_night(player=player),
+        chart=_chart(player) if rating else [],
+        history=Paginator(
+            Career(player, rating.matches if rating else 0), HISTORY_PER_PAGE
+        ).get_page(page),
     )
-
-
-def _history_page(player: Player, career: list[Finish], page: int | str | None) -> Page:
-    """One page of the player's matches, newest first, paged over the career already read
-    (no count or sort of every seat again), then the page's seats with their tables."""
-    history = Paginator(career[::-1], HISTORY_PER_PAGE).get_page(page)
-    wanted = [finish.match_id for finish in history.object_list]
-    seats = Seat.objects.filter(player=player, match_id__in=wanted).select_related("match__table")
-    by_match = {seat.match_id: seat for seat in seats}
-    history.object_list = [by_match[match_id] for match_id in wanted]
-    return history
 
 
 def describe(profile: PlayerProfile) -> list[str]:

@@ -15,9 +15,11 @@ other, and a match that reaches the ratings after one filed later is rated in it
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from typing import NamedTuple
 
 from django.db import connection, transaction
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Q, QuerySet
 from openskill.models import PlackettLuce
 
 from . import scoring, services
@@ -30,6 +32,29 @@ PROVISIONAL_BELOW = 5
 BATCH = 2000
 
 Rating = tuple[float, float]  # (mu, sigma)
+
+
+class Career(NamedTuple):
+    """A player's career after some match: how many, the winning run ending there, the
+    longest run and the best ranked place so far. Kept on every RatingChange."""
+
+    number: int = 0
+    run: int = 0
+    longest: int = 0
+    best: int | None = None
+
+    def then(self, *, ranked: bool, place: int) -> "Career":
+        run = self.run + 1 if place == 1 else 0
+        best = self.best
+        if ranked:
+            best = place if best is None else min(best, place)
+        return Career(self.number + 1, run, max(self.longest, run), best)
+
+
+NEWCOMER = Career()
+State = tuple[Rating | None, Career]  # a player's rating and career after some match
+# One filed match as the replay reads it: id, mode, (player id, place) in seating order.
+Seating = tuple[int, str, list[tuple[int, int]]]
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -70,90 +95,161 @@ def _filed_after(match: Match, *, inclusive: bool = False) -> QuerySet[Match]:
     )
 
 
-def _in_filing_order(matches: QuerySet[Match], *, with_changes: bool) -> Iterator[Match]:
-    seats = Seat.objects.only("id", "match_id", "player_id", "place", "position")
-    lookups = [Prefetch("seats", queryset=seats)]
-    if with_changes:
-        lookups.append("rating_changes")
-    return (
-        matches.order_by("filed_at", "pk")
-        .select_related("table")
-        .only("id", "filed_at", "table__mode")
-        .prefetch_related(*lookups)
+def _seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
+    """These matches in filing order, read as plain rows of their seats (one streamed query,
+    no model instances: an undo reads every later match to find the ones it affects)."""
+    rows = (
+        Seat.objects.filter(match__in=matches)
+        .order_by("match__filed_at", "match_id", "position")
+        .values_list("match_id", "match__table__mode", "player_id", "place")
         .iterator(chunk_size=BATCH)
     )
+    for (match_id, mode), seats in groupby(rows, key=lambda row: row[:2]):
+        yield match_id, mode, [(player, place) for _, _, player, place in seats]
 
 
-def _seating(match: Match) -> list[tuple[int, int]]:
-    return [(seat.player_id, seat.place) for seat in match.seats.all()]
+STORED_COLUMNS = (
+    "pk", "match_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "place",
+    "ranked", "number", "run", "longest_run", "best_place",
+)  # fmt: skip
 
 
-def _before(change: RatingChange) -> Rating | None:
+class StoredChange:
+    """A RatingChange row as the replay reads and rewrites it: plain attributes, no model
+    instance (an undo reads hundreds of them)."""
+
+    __slots__ = STORED_COLUMNS
+
+    def __init__(self, values: Sequence) -> None:
+        for name, value in zip(STORED_COLUMNS, values, strict=True):
+            setattr(self, name, value)
+
+
+def _with_changes(seatings: Iterable[Seating]) -> Iterator[tuple[Seating, dict]]:
+    """Each match with its stored rating changes by player, read a batch of matches at once."""
+    batch: list[Seating] = []
+
+    def flush() -> Iterator[tuple[Seating, dict]]:
+        stored: dict[int, dict[int, StoredChange]] = {seating[0]: {} for seating in batch}
+        rows = RatingChange.objects.filter(match_id__in=list(stored)).values_list(
+            "id", *STORED_COLUMNS[1:]
+        )
+        for row in rows:
+            change = StoredChange(row)
+            stored[change.match_id][change.player_id] = change
+        for seating in batch:
+            yield seating, stored[seating[0]]
+
+    for seating in seatings:
+        batch.append(seating)
+        if len(batch) >= BATCH:
+            yield from flush()
+            batch = []
+    yield from flush()
+
+
+def _before(change: "RatingChange | StoredChange") -> Rating | None:
     return None if change.mu_before is None else (change.mu_before, change.sigma_before)
 
 
-def _change(match_id: int, player: int, before: Rating | None, after: Rating) -> RatingChange:
-    mu_before, sigma_before = before or (None, None)
-    return RatingChange(
+def _career(change: "RatingChange | StoredChange") -> Career:
+    return Career(change.number, change.run, change.longest_run, change.best_place)
+
+
+def _set_career(change: "RatingChange | StoredChange", career: Career) -> None:
+    change.number, change.run, change.longest_run, change.best_place = career
+
+
+def _change(
+    match_id: int, player: int, place: int, ranked: bool, before: State, after: State
+) -> RatingChange:
+    mu_before, sigma_before = before[0] or (None, None)
+    change = RatingChange(
         match_id=match_id,
         player_id=player,
         mu_before=mu_before,
         sigma_before=sigma_before,
-        mu=after[0],
-        sigma=after[1],
+        mu=after[0][0],
+        sigma=after[0][1],
+        place=place,
+        ranked=ranked,
     )
+    _set_career(change, after[1])
+    return change
 
 
-def _replay(later: QuerySet[Match], moved: dict[int, Rating | None]) -> None:
-    """Re-rate, in filing order, the later matches that seat a player whose rating moved
-    (who then moves too); matches among unmoved players keep their stored changes."""
-    changed: list[RatingChange] = []
-    for match in _in_filing_order(later, with_changes=True):
-        seating = _seating(match)
-        if not any(player in moved for player, _ in seating):
-            continue
-        stored = {change.player_id: change for change in match.rating_changes.all()}
-        before = {
-            player: moved[player] if player in moved else _before(stored[player])
-            for player, _ in seating
-        }
-        after = rate_match(mode=match.table.mode, seats=seating, before=before)
-        for player, rating in after.items():
+def _rate(seating: Seating, before: Mapping[int, State]) -> dict[int, State]:
+    """Every player's rating and career after this match, from theirs going in."""
+    _, mode, seats = seating
+    ratings = rate_match(mode=mode, seats=seats, before={p: before[p][0] for p, _ in seats})
+    ranked = scoring.is_ranked(mode)
+    return {p: (ratings[p], before[p][1].then(ranked=ranked, place=place)) for p, place in seats}
+
+
+def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
+    """Re-rate, in filing order, the later matches that seat a player whose rating or
+    career moved (who then moves too); matches among unmoved players are read as seats only
+    and keep their stored changes."""
+    affected = []
+    dirty = set(moved)
+    for seating in _seatings(later):
+        players = {player for player, _ in seating[2]}
+        if players & dirty:
+            affected.append(seating)
+            dirty |= players
+    changed: list[StoredChange] = []
+    for seating, stored in _with_changes(affected):
+        seats = seating[2]
+        before = {p: moved[p] if p in moved else (_before(stored[p]), NEWCOMER) for p, _ in seats}
+        after = _rate(seating, before)
+        for player, _ in seats:
             change = stored[player]
-            change.mu_before, change.sigma_before = before[player] or (None, None)
-            change.mu, change.sigma = rating
+            change.mu_before, change.sigma_before = before[player][0] or (None, None)
+            change.mu, change.sigma = after[player][0]
+            if player in moved:
+                _set_career(change, after[player][1])
+            else:
+                # Nothing before this match moved for this player: the career stands.
+                after[player] = (after[player][0], _career(change))
             changed.append(change)
         moved.update(after)
     _save_changes(changed)
 
 
-def _save_changes(changes: list[RatingChange]) -> None:
+def _save_changes(changes: list[StoredChange]) -> None:
     """One prepared UPDATE run for every changed row: bulk_update's CASE per field costs
     seconds of Python for the few hundred rows an undo replays (see make bench)."""
     table, qn = RatingChange._meta.db_table, connection.ops.quote_name
-    columns = ("mu_before", "sigma_before", "mu", "sigma")
+    columns = ("mu_before", "sigma_before", "mu", "sigma", "number", "run", "longest_run")
+    columns += ("best_place",)
     assignments = ", ".join(f"{qn(column)} = %s" for column in columns)
     sql = f"UPDATE {qn(table)} SET {assignments} WHERE {qn('id')} = %s"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
         cursor.executemany(
-            sql, [(c.mu_before, c.sigma_before, c.mu, c.sigma, c.pk) for c in changes]
+            sql, [(*(getattr(c, column) for column in columns), c.pk) for c in changes]
         )
 
 
-def _store_current(ratings: Mapping[int, Rating | None]) -> None:
-    """Write these players' latest ratings, counting their rated matches afresh."""
-    counts = dict(
-        RatingChange.objects.filter(player_id__in=ratings)
-        .values("player_id")
-        .annotate(n=Count("id"))
-        .values_list("player_id", "n")
+def _rating_row(player: int, state: State) -> PlayerRating:
+    (mu, sigma), career = state
+    return PlayerRating(
+        player_id=player,
+        mu=mu,
+        sigma=sigma,
+        matches=career.number,
+        run=career.run,
+        longest_run=career.longest,
+        best_place=career.best,
     )
-    PlayerRating.objects.filter(player_id__in=[p for p in ratings if not counts.get(p)]).delete()
-    _upsert(
-        PlayerRating(player_id=p, mu=r[0], sigma=r[1], matches=counts[p])
-        for p, r in ratings.items()
-        if counts.get(p) and r is not None
-    )
+
+
+def _store_current(states: Mapping[int, State]) -> None:
+    """Write these players' latest ratings and careers; a player left with no rated match
+    has no rating."""
+    PlayerRating.objects.filter(
+        player_id__in=[p for p, (_, career) in states.items() if not career.number]
+    ).delete()
+    _upsert(_rating_row(p, state) for p, state in states.items() if state[1].number)
 
 
 def _upsert(rows: Iterable[PlayerRating]) -> None:
@@ -161,62 +257,71 @@ def _upsert(rows: Iterable[PlayerRating]) -> None:
         list(rows),
         update_conflicts=True,
         unique_fields=["player"],
-        update_fields=["mu", "sigma", "matches"],
+        update_fields=["mu", "sigma", "matches", "run", "longest_run", "best_place"],
         batch_size=BATCH,
     )
 
 
-def _rating_before(player: int, match: Match) -> Rating | None:
+def _state_before(player: int, match: Match) -> State:
     latest = (
         RatingChange.objects.filter(player_id=player)
         .filter(
             Q(match__filed_at__lt=match.filed_at)
             | Q(match__filed_at=match.filed_at, match_id__lt=match.pk)
         )
-        .order_by("-match__filed_at", "-match_id")
+        .order_by("-number")  # career numbers run in filing order
         .first()
     )
-    return None if latest is None else (latest.mu, latest.sigma)
+    return (None, NEWCOMER) if latest is None else ((latest.mu, latest.sigma), _career(latest))
+
+
+def _state(rating: PlayerRating | None) -> State:
+    if rating is None:
+        return None, NEWCOMER
+    career = Career(rating.matches, rating.run, rating.longest_run, rating.best_place)
+    return (rating.mu, rating.sigma), career
 
 
 def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     """Rate a match in the transaction that files it, after that transaction changed the
     standings stamp (which holds the league-wide lock). seats: all its seats, places set."""
-    seating = [(s.player_id, s.place) for s in sorted(seats, key=lambda s: s.position)]
-    players = [player for player, _ in seating]
+    seating = (match.pk, mode, [(s.player_id, s.place) for s in sorted(seats, key=_position)])
+    players = [player for player, _ in seating[2]]
     later = _filed_after(match)
     out_of_order = later.exists()
     if out_of_order:
         # Another table's match, filed a moment later, was rated first (possible on
         # PostgreSQL, where tables file in parallel): rate this one in its place.
-        before = {player: _rating_before(player, match) for player in players}
+        before = {player: _state_before(player, match) for player in players}
     else:
-        current = PlayerRating.objects.filter(player_id__in=players)
-        kept = {r.player_id: r for r in current}
-        before = {p: (kept[p].mu, kept[p].sigma) if p in kept else None for p in players}
-    after = rate_match(mode=mode, seats=seating, before=before)
-    RatingChange.objects.bulk_create([_change(match.pk, p, before[p], after[p]) for p in players])
+        kept = {r.player_id: r for r in PlayerRating.objects.filter(player_id__in=players)}
+        before = {player: _state(kept.get(player)) for player in players}
+    after = _rate(seating, before)
+    ranked = scoring.is_ranked(mode)
+    RatingChange.objects.bulk_create(
+        [_change(match.pk, p, place, ranked, before[p], after[p]) for p, place in seating[2]]
+    )
     if out_of_order:
-        moved: dict[int, Rating | None] = dict(after)
+        moved: dict[int, State] = dict(after)
         _replay(later, moved)
         _store_current(moved)
     else:
-        _upsert(
-            PlayerRating(
-                player_id=p,
-                mu=after[p][0],
-                sigma=after[p][1],
-                matches=(kept[p].matches if p in kept else 0) + 1,
-            )
-            for p in players
-        )
+        _upsert(_rating_row(p, after[p]) for p in players)
+
+
+def _position(seat: Seat) -> int:
+    return seat.position
 
 
 def ratings_unfile(*, match: Match) -> None:
     """Before a filed match is reopened: every rating as if it had never been filed. Like
     ratings_file, called after its transaction changed the standings stamp."""
     changes = list(match.rating_changes.all())
-    moved = {change.player_id: _before(change) for change in changes}
+    earlier = Q(pk__in=[])
+    for change in changes:
+        earlier |= Q(player_id=change.player_id, number=change.number - 1)
+    careers = {c.player_id: _career(c) for c in RatingChange.objects.filter(earlier)}
+    moved = {c.player_id: (_before(c), careers.get(c.player_id, NEWCOMER)) for c in changes}
     RatingChange.objects.filter(pk__in=[change.pk for change in changes]).delete()
     _replay(_filed_after(match), moved)
     _store_current(moved)
@@ -233,22 +338,21 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
         .only("pk", "filed_at")
         .first()
     )
-    moved: dict[int, Rating | None] = {keep.pk: None}
+    moved: dict[int, State] = {keep.pk: (None, NEWCOMER)}
     if first is not None:
         _replay(_filed_after(first, inclusive=True), moved)
     _store_current(moved)
 
 
-def _replay_all(*, with_changes: bool = False) -> Iterator[tuple[Match, dict, dict]]:
-    """Every filed match in filing order with its players' ratings before and after,
-    computed from nothing but seats and places."""
-    current: dict[int, Rating] = {}
-    for match in _in_filing_order(Match.objects.filed(), with_changes=with_changes):
-        seating = _seating(match)
-        before = {player: current.get(player) for player, _ in seating}
-        after = rate_match(mode=match.table.mode, seats=seating, before=before)
+def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, State]]]:
+    """Every filed match in filing order with its players' ratings and careers before and
+    after, computed from nothing but seats and places."""
+    current: dict[int, State] = {}
+    for seating in _seatings(Match.objects.filed()):
+        before = {player: current.get(player, (None, NEWCOMER)) for player, _ in seating[2]}
+        after = _rate(seating, before)
         current.update(after)
-        yield match, before, after
+        yield seating, before, after
 
 
 @transaction.atomic
@@ -257,46 +361,72 @@ def ratings_rebuild() -> int:
     services.standings_changed()  # the league-wide lock; cached standings show ratings
     RatingChange.objects.all().delete()
     PlayerRating.objects.all().delete()
-    current: dict[int, tuple[float, float, int]] = {}
+    current: dict[int, State] = {}
     pending: list[RatingChange] = []
     rated = 0
-    for match, before, after in _replay_all():
+    for seating, before, after in _replay_all():
         rated += 1
-        for player, rating in after.items():
-            pending.append(_change(match.pk, player, before[player], rating))
-            current[player] = (*rating, current.get(player, (0, 0, 0))[2] + 1)
+        match_id, mode, seats = seating
+        ranked = scoring.is_ranked(mode)
+        for player, place in seats:
+            pending.append(_change(match_id, player, place, ranked, before[player], after[player]))
+        current.update(after)
         if len(pending) >= BATCH:
             RatingChange.objects.bulk_create(pending, batch_size=BATCH)
             pending = []
     RatingChange.objects.bulk_create(pending, batch_size=BATCH)
     PlayerRating.objects.bulk_create(
-        [PlayerRating(player_id=p, mu=mu, sigma=s, matches=n) for p, (mu, s, n) in current.items()],
-        batch_size=BATCH,
+        [_rating_row(p, state) for p, state in current.items()], batch_size=BATCH
     )
     return rated
 
 
+def _stored(change: StoredChange) -> tuple:
+    return (
+        _before(change),
+        (change.mu, change.sigma),
+        change.place,
+        change.ranked,
+        _career(change),
+    )
+
+
 def rating_problems() -> list[str]:
-    """Stored ratings that differ from a recomputation of every filed match."""
+    """Stored ratings, and the careers kept with them, that differ from a recomputation of
+    every filed match."""
     problems: list[str] = []
-    current: dict[int, tuple[float, float, int]] = {}
-    for match, before, after in _replay_all(with_changes=True):
-        stored = {c.player_id: (_before(c), (c.mu, c.sigma)) for c in match.rating_changes.all()}
-        expected = {player: (before[player], after[player]) for player in after}
-        if stored != expected:
+    current: dict[int, State] = {}
+
+    def recomputed() -> Iterator[Seating]:
+        for seating, before, after in _replay_all():
+            expected[seating[0]] = {
+                p: (before[p][0], after[p][0], place, scoring.is_ranked(seating[1]), after[p][1])
+                for p, place in seating[2]
+            }
+            current.update(after)
+            yield seating
+
+    expected: dict[int, dict] = {}
+    for (match_id, _, _), stored in _with_changes(recomputed()):
+        found = {player: _stored(change) for player, change in stored.items()}
+        wanted = expected.pop(match_id)
+        if found != wanted:
             problems.append(
-                f"Match #{match.pk}: stored rating changes {stored}, recomputed {expected}"
+                f"Match #{match_id}: stored rating changes {found}, recomputed {wanted}"
             )
-        for player, rating in after.items():
-            current[player] = (*rating, current.get(player, (0, 0, 0))[2] + 1)
-    kept = {r.player_id: (r.mu, r.sigma, r.matches) for r in PlayerRating.objects.all()}
-    for player in sorted(set(kept) | set(current)):
-        if kept.get(player) != current.get(player):
+    kept = {r.player_id: _rating_row_values(r) for r in PlayerRating.objects.all()}
+    wanted_rows = {p: _rating_row_values(_rating_row(p, s)) for p, s in current.items()}
+    for player in sorted(set(kept) | set(wanted_rows)):
+        if kept.get(player) != wanted_rows.get(player):
             problems.append(
                 f"Player #{player}: stored rating {kept.get(player)}, "
-                f"recomputed {current.get(player)}"
+                f"recomputed {wanted_rows.get(player)}"
             )
     return problems
+
+
+def _rating_row_values(row: PlayerRating) -> tuple:
+    return (row.mu, row.sigma, row.matches, row.run, row.longest_run, row.best_place)
 
 
 @dataclass(frozen=True)
@@ -307,6 +437,8 @@ class RatingRow:
     matches: int
     mu: float
     sigma: float
+    longest_run: int = 0
+    best_place: int | None = None
 
     @property
     def ordinal(self) -> float:
@@ -335,18 +467,31 @@ class RatingRow:
 
 def _ranked(ratings: QuerySet[PlayerRating]) -> list[RatingRow]:
     rows = sorted(
-        ratings.values_list("player_id", "player__name", "player__key", "matches", "mu", "sigma"),
+        ratings.values_list(
+            "player_id", "player__name", "player__key", "matches", "mu", "sigma",
+            "longest_run", "best_place",
+        ),
         key=lambda r: (-ordinal(r[4], r[5]), r[2], r[0]),
-    )
+    )  # fmt: skip
     return [
-        RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s)
-        for n, (p, name, _, m, mu, s) in enumerate(rows, 1)
-    ]
+        RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s, longest_run=run,
+                  best_place=best)
+        for n, (p, name, _, m, mu, s, run, best) in enumerate(rows, 1)
+    ]  # fmt: skip
 
 
 def rating_table() -> list[RatingRow]:
     """Every rated player, best ordinal first, then by name; one query."""
     return _ranked(PlayerRating.objects.all())
+
+
+def ratings_of(*, player_ids: Iterable[int], limit: int | None = None) -> list[RatingRow]:
+    """These players' rows of the league's rating list (their league ranks), best first, at
+    most limit of them; one query, none without players."""
+    wanted = set(player_ids)
+    if not wanted:
+        return []
+    return [row for row in rating_table() if row.player_id in wanted][:limit]
 
 
 def player_rating(*, player: Player) -> RatingRow | None:

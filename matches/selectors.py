@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
-from . import tonight
+from . import ratings, tonight
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 from .scoring import points_for, shown_place
 
@@ -49,8 +49,11 @@ def standings_stamp() -> str:
 _VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
 # The restore epoch (services never change it; `manage.py restore` does) comes with the row:
 # a table's version goes back to the backup's on a restore, so a tag names the epoch too.
+# The league's version comes too: the TV shows league ratings, which filings at other
+# tables change.
 _STAMPED_SQL = (
-    "SELECT t.*, (SELECT s.epoch FROM matches_standingsstamp s WHERE s.id = 1) AS epoch"
+    "SELECT t.*, (SELECT s.epoch FROM matches_standingsstamp s WHERE s.id = 1) AS epoch,"
+    " (SELECT s.version FROM matches_standingsstamp s WHERE s.id = 1) AS league"
     " FROM matches_table t WHERE t.id = %s"
 )
 
@@ -198,6 +201,13 @@ def board_after_tap(
         # The next match opened with the filed match's seating: no roster change to lose.
         undo_drops_roster=False,
     )
+
+
+def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, "ratings.RatingRow"]:
+    """The league rating of each player in the TV's tonight table, by player id; one query,
+    none before anyone filed tonight."""
+    rows = ratings.ratings_of(player_ids=[row.player_id for row in tonight])
+    return {row.player_id: row for row in rows}
 
 
 @dataclass(frozen=True)

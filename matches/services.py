@@ -15,7 +15,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import ratings, selectors, tonight
+from . import head_to_head, nights, ratings, selectors, tonight
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -447,6 +447,10 @@ def _match_eliminate(
         match.save(update_fields=["status", "winner", "filed_at"])
         _add_to_standings(table=table, match=match, seats=seats, sign=1)
         ratings.ratings_file(match=match, mode=table.mode, seats=seats)
+        head_to_head.pairs_file(mode=table.mode, seats=seats, sign=1)
+        nights.nights_file(
+            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=1
+        )
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
@@ -548,8 +552,13 @@ def table_undo_last(
                 next=following.number,
             )
         table.matches.open().update(status=Match.Status.DISCARDED)
-        _add_to_standings(table=table, match=match, seats=list(match.seats.all()), sign=-1)
+        seats = list(match.seats.all())
+        _add_to_standings(table=table, match=match, seats=seats, sign=-1)
         ratings.ratings_unfile(match=match)
+        head_to_head.pairs_file(mode=table.mode, seats=seats, sign=-1)
+        nights.nights_file(
+            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=-1
+        )
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None

@@ -323,7 +323,8 @@ def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def _read_tv(table: Table) -> tuple:
     board = selectors.table_board(table=table, last_result=True)
-    return board, tonight.table_tonight(table=table)
+    tonight_rows = tonight.table_tonight(table=table)
+    return board, tonight_rows, selectors.tv_ratings(tonight=tonight_rows)
 
 
 @require_safe
@@ -334,11 +335,12 @@ def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
 
     def render_tv(snapshot: selectors.Snapshot) -> HttpResponse:
-        board, tonight_rows = snapshot.content
+        board, tonight_rows, ratings = snapshot.content
         context = {
             "table": snapshot.table,
             "board": board,
             "tonight": tonight_rows,
+            "ratings": ratings,
             "poll_seconds": POLL_SECONDS,
         }
         template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"

@@ -1,7 +1,12 @@
 """League-wide reads beyond the standings: skill ratings, head-to-head and player pages."""
 
+import hashlib
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
@@ -37,14 +42,35 @@ def api_player(request: HttpRequest, player_id: int) -> JsonResponse:
     return json_response(head_to_head.player_api(player=player))
 
 
+def _player_body(request: HttpRequest, player: Player, page: str | None) -> str:
+    """Everything the page shows of the player but the host's buttons, rendered once per
+    change of the league for the first page (what nearly every visit opens); other pages of
+    the history are rendered each time rather than let any ?page= push entries out."""
+
+    def build() -> str:
+        profile = players.player_profile(player=player, page=page)
+        context = {
+            "player": player,
+            "profile": profile,
+            "summary": players.describe(profile),
+            "chart": charts.player_chart(profile),
+            # The head-to-head list and the history link every opponent, table and match:
+            # one reverse() each for all of them.
+            "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
+            "tables_url": reverse("matches:table", args=[0]).removesuffix("0/"),
+        }
+        return render_to_string("matches/player.html#body", context)
+
+    if page not in (None, "", "1"):
+        return build()
+    # The name is in the key too: before any filing the stamp has no row to tell leagues apart.
+    name = hashlib.blake2s(player.name.encode(), digest_size=6).hexdigest()
+    key = caching.key("player", caching.standings_stamp(request), player.pk, name, get_language())
+    return caching.cached(key, build)
+
+
 @require_safe
 def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
-    profile = players.player_profile(player=player, page=request.GET.get("page"))
-    context = {
-        "player": player,
-        "profile": profile,
-        "summary": players.describe(profile),
-        "chart": charts.player_chart(profile),
-    }
-    return render(request, "matches/player.html", context)
+    body = _player_body(request, player, request.GET.get("page"))
+    return render(request, "matches/player.html", {"player": player, "body": body})

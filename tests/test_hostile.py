@@ -188,16 +188,17 @@ READS = [
     # Home: open tables, closed tables and tonight's leaders of the open ones.
     ("home", {}, 3, 200, None),
     # The table page and the TV also read tonight's totals (one grouped query); each is one
-    # snapshot (the table row before, the version after).
+    # snapshot (the table row before, the version after). The TV also reads its players'
+    # league ratings.
     ("table", {"table_id"}, 7, 200, None),
     ("matches", {"table_id"}, 2, 200, None),
     ("match", {"table_id", "number"}, 4, 200, None),
     ("api_table", {"table_id"}, 6, 200, None),
-    ("tv", {"table_id"}, 8, 200, None),
+    ("tv", {"table_id"}, 9, 200, None),
     ("table_results_csv", {"table_id"}, 2, 200, None),
-    # Player, totals by mode, career, chart ratings, rating list, head-to-head, best night,
-    # the history page's seats (a bad ?page= shows page 1).
-    ("player", {"player_id"}, 8, 200, None),
+    # Player, totals by mode, rating list, head-to-head, best night, the chart's matches, the
+    # history page (a bad ?page= shows page 1, uncached).
+    ("player", {"player_id"}, 7, 200, None),
     ("rules", {}, 0, 200, None),
     # The filter form shows its table and season choices again, with the errors.
     ("standings", {}, 3, 400, "There is no such table."),

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from matches import player_records
 from matches.models import Player
 from tests.factories import make_table, tap
 
@@ -177,8 +178,25 @@ class TestHistory:
         for _ in range(matches):
             crown(table, ["Cy", "Ben"])
         player = Player.objects.get(name="Ann")
-        # Player, totals by mode, career (which also pages the history), chart ratings,
-        # rating list, head-to-head, best night, the history page's seats (no first-host
-        # check: the process has seen the host).
+        url = reverse("matches:player", args=[player.pk])
+        # Player, league stamp, totals by mode, rating list (with the career summary),
+        # head-to-head pairs, best night, the chart's latest matches, the history page (no
+        # first-host check: the process has seen the host).
         with django_assert_num_queries(8):
-            client.get(reverse("matches:player", args=[player.pk]))
+            client.get(url)
+        # Until the league changes, the first page is rendered once: player, stamp.
+        with django_assert_num_queries(2):
+            client.get(url)
+        # Another page of the history is rendered each time, without the stamp.
+        with django_assert_num_queries(7):
+            client.get(url, {"page": 2})
+
+    def test_the_first_page_follows_a_filing_and_a_rename_at_once(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        crown(table, ["Cy", "Ben"])
+        assert "Ann has played 1 filed match" in page(client, "Ann")
+        crown(table, ["Cy", "Ben"])
+        assert "Ann has played 2 filed matches" in page(client, "Ann")
+        ben = Player.objects.get(name="Ben")
+        player_records.player_rename(player_id=ben.pk, name="Benedict", by=host)
+        assert ">ahead of Benedict 2–0 in 2</a>" in page(client, "Ann")

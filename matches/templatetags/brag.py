@@ -1,5 +1,5 @@
 from django import template
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from .. import scoring
 
@@ -35,3 +35,20 @@ def bdi(name: object) -> str:
 def changeable_by(table, user) -> bool:
     """`{% if table|changeable_by:user %}`: the host's actions for this table."""
     return table.can_be_changed_by(user)
+
+
+@register.filter
+def rating_of(ratings: dict, player_id: int):
+    """`{% with rating=ratings|rating_of:row.player_id %}`: one player's row of a rating map."""
+    return ratings.get(player_id)
+
+
+@register.filter
+def rival_items(rivals, players_url: str) -> str:
+    """The head-to-head list's items, each linking its opponent: built in one pass, as a
+    busy player has a hundred and more of them."""
+    return format_html_join(
+        "",
+        '<li><a href="{}{}/">{}</a></li>',
+        ((players_url, rival.opponent_id, rival.text) for rival in rivals),
+    )

@@ -1,0 +1,115 @@
+"""Each player's nights: their filed results per day summed over tables (PlayerNight), kept
+by the services beside the daily tallies so the player page reads its best night as one row
+of an index."""
+
+import datetime
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Sum
+
+from .models import DailyTally, Player, PlayerNight, Seat
+from .scoring import place_counts
+
+COUNTS = ("played", "wins", "points")
+
+
+@dataclass(frozen=True)
+class Night:
+    day: datetime.date
+    played: int
+    wins: int
+    points: int
+
+
+def best_night(*, player: Player) -> Night | None:
+    """The day with most wins; then most points, fewer matches, the latest (one indexed row)."""
+    row = (
+        PlayerNight.objects.filter(player=player, wins__gt=0)
+        .order_by("-wins", "-points", "played", "-day")
+        .values("day", *COUNTS)
+        .first()
+    )
+    return Night(**row) if row else None
+
+
+def nights_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: int) -> None:
+    """Count a filed match in its players' night (sign 1), or take it back (sign -1)."""
+    rows = [
+        (seat.player_id, day, *(getattr(place_counts(mode, seat.place), c) for c in COUNTS))
+        for seat in seats
+    ]
+    qn = connection.ops.quote_name
+    table = qn(PlayerNight._meta.db_table)
+    with connection.cursor() as cursor:
+        if sign > 0:
+            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+            sums = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTS)
+            cursor.execute(
+                f"INSERT INTO {table} ({qn('player_id')}, {qn('day')}, {qn('played')}, "  # noqa: S608 (names from the model, values as parameters)
+                f"{qn('wins')}, {qn('points')}) VALUES {values} "
+                f"ON CONFLICT ({qn('player_id')}, {qn('day')}) DO UPDATE SET {sums}",
+                [value for row in rows for value in row],
+            )
+            return
+        # An upsert's insert half would be checked as a negative row: subtract in place.
+        less = ", ".join(f"{qn(c)} = {qn(c)} - %s" for c in COUNTS)
+        cursor.executemany(
+            f"UPDATE {table} SET {less} WHERE {qn('player_id')} = %s AND {qn('day')} = %s",  # noqa: S608 (names from the model, values as parameters)
+            [(played, wins, points, player, day) for player, day, played, wins, points in rows],
+        )
+    PlayerNight.objects.filter(player_id__in=[row[0] for row in rows], played=0).delete()
+
+
+def _from_tallies(
+    player_ids: Sequence[int] | None = None,
+) -> dict[tuple[int, datetime.date], tuple]:
+    """Every player's nights added up from the daily tallies (what the nights must equal)."""
+    tallies = DailyTally.objects.all()
+    if player_ids is not None:
+        tallies = tallies.filter(player_id__in=player_ids)
+    return {
+        (row["player_id"], row["day"]): tuple(row[c] for c in COUNTS)
+        for row in tallies.values("player_id", "day")
+        .annotate(**{c: Sum(c) for c in COUNTS})
+        .filter(played__gt=0)
+    }
+
+
+def _insert(nights: dict) -> int:
+    rows = PlayerNight.objects.bulk_create(
+        (
+            PlayerNight(player_id=player, day=day, **dict(zip(COUNTS, counts, strict=True)))
+            for (player, day), counts in nights.items()
+        ),
+        batch_size=2000,
+    )
+    return len(rows)
+
+
+def nights_refresh(*, player_ids: Sequence[int]) -> None:
+    """Count these players' nights afresh from their tallies (after a merge)."""
+    PlayerNight.objects.filter(player_id__in=player_ids).delete()
+    _insert(_from_tallies(player_ids))
+
+
+def nights_rebuild() -> int:
+    """Count every night afresh from the daily tallies; returns the number of nights."""
+    PlayerNight.objects.all().delete()
+    return _insert(_from_tallies())
+
+
+def night_problems() -> list[str]:
+    """Players' nights that differ from their daily tallies added up."""
+    kept = {
+        (p, d): (n, w, s)
+        for p, d, n, w, s in PlayerNight.objects.values_list("player_id", "day", *COUNTS)
+    }
+    actual = _from_tallies()
+    return [
+        f"Player #{player} on {day}: nights say {kept.get((player, day))}, tallies say "
+        f"{actual.get((player, day))}"
+        for player, day in sorted(set(kept) | set(actual))
+        if kept.get((player, day)) != actual.get((player, day))
+    ]
