@@ -76,6 +76,9 @@ def browser():
     # Playwright's sync API runs an event loop in this thread; the tests still read the
     # database directly to check what was saved.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    # Lets context.route() see the service worker's own requests: offline emulation alone
+    # does not reach them (microsoft/playwright#2311), so the tests' "offline" routes them too.
+    os.environ["PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS"] = "1"
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

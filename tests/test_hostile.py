@@ -61,8 +61,9 @@ def body_for(fields: list[str], payload: str) -> dict:
 WRITES = [
     ("table_new", ["name", "players", "mode"], 2, services.UNKNOWN_MODE),
     # The board that answers includes tonight's totals (one grouped query), and is read as one
-    # snapshot (the table row before, the version after).
-    ("tap", ["match", "player", "key"], 10, feedback.BAD_TAP),
+    # snapshot (the table row before, the version after). A refused tap reads no table before
+    # its board; an undo does (it asks whether this host may change the table).
+    ("tap", ["match", "player", "key"], 9, feedback.BAD_TAP),
     ("undo", ["tap"], 10, feedback.BAD_UNDO),
     ("roster", ["match", "players"], 7, forms.BAD_ROSTER),
 ]

@@ -144,7 +144,8 @@ class TestPortugueseReview:
     def test_two_women_are_not_both_masculine(self):
         with translation.override("pt"):
             verdict = showdown.showdown_judge([("Ana", "QS QC 7D"), ("Cátia", "JS JH AD")])
-        assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
+            # The reason is worded when read, in the language active then.
+            assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
 
 
 class TestDates:

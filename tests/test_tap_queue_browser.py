@@ -72,6 +72,22 @@ def expect_pending(page, name):
     expect(tile(page, name).locator(".tile-pending")).to_have_text("pending", timeout=1000)
 
 
+def _no_network(route) -> None:
+    route.abort("internetdisconnected")
+
+
+def go_offline(context) -> None:
+    """The wifi drops: the page's requests and the service worker's own both fail (offline
+    emulation alone lets the worker's fetches through: microsoft/playwright#2311)."""
+    context.set_offline(True)
+    context.route("**/*", _no_network)
+
+
+def go_online(context) -> None:
+    context.unroute("**/*", _no_network)
+    context.set_offline(False)
+
+
 def with_worker(page):
     """Wait for the service worker to control the page (it then keeps the page's copy)."""
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
@@ -155,7 +171,7 @@ class TestOffline:
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
         with_worker(page)
-        page.context.set_offline(True)
+        go_offline(page.context)
         for name in ["Ben", "Alice"]:
             player_button(page, name).tap()
             expect_pending(page, name)
@@ -178,7 +194,7 @@ class TestOffline:
         expect(queue_status(page)).to_contain_text("4 taps waiting")
         assert not Tap.objects.exists()
 
-        page.context.set_offline(False)
+        go_online(page.context)
         settled(page, timeout=30000)
         assert taps_in_order(table) == [(1, "Ben"), (1, "Alice"), (1, "Cara"), (2, "Ben")]
         assert Tap.objects.count() == 4
@@ -190,13 +206,13 @@ class TestOffline:
     def test_undo_withdraws_an_unsent_tap(self, browser, site):
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
-        page.context.set_offline(True)
+        go_offline(page.context)
         player_button(page, "Ben").tap()
         player_button(page, "Alice").tap()
         page.get_by_role("button", name="Undo Alice out (match 1)").tap()
         expect(player_button(page, "Alice")).to_be_enabled()
         expect(queue_status(page)).to_contain_text("1 tap waiting")
-        page.context.set_offline(False)
+        go_online(page.context)
         settled(page, timeout=30000)
         assert taps_in_order(table) == [(1, "Ben")]
         page.context.close()
@@ -206,12 +222,12 @@ class TestOffline:
         page = host_tablet(browser, site, table)
         player_button(page, "Ben").tap()
         settled(page)
-        page.context.set_offline(True)
+        go_offline(page.context)
         page.get_by_role("button", name="Undo Ben out (match 1)").tap()
         expect(player_button(page, "Ben")).to_be_enabled()
         expect(queue_status(page)).to_contain_text("1 tap waiting")
         assert Tap.objects.get().undone_at is None
-        page.context.set_offline(False)
+        go_online(page.context)
         settled(page, timeout=30000)
         expect(page.get_by_text("Undone: Ben is back in match 1.")).to_be_visible()
         assert Tap.objects.get().undone_at is not None
@@ -223,13 +239,13 @@ class TestConflicts:
         table = make_table(players=["Ana", "Bob", "Cy", "Di"])
         offline = host_tablet(browser, site, table)
         online = host_tablet(browser, site, table)
-        offline.context.set_offline(True)
+        go_offline(offline.context)
         player_button(offline, "Bob").tap()
         expect_pending(offline, "Bob")
         player_button(online, "Bob").tap()
         player_button(online, "Cy").tap()
         settled(online)
-        offline.context.set_offline(False)
+        go_online(offline.context)
         expect(offline.locator(".queue-note")).to_have_text(
             "Bob’s tap was not recorded: Bob was already out on another tablet.",
             timeout=30000,
