@@ -2,6 +2,7 @@
 bytes and headers for every viewer of a language, cacheable by a shared cache; the language
 switcher needs no token; the first-host check costs nothing once a host exists."""
 
+import re
 import uuid
 
 import pytest
@@ -34,6 +35,13 @@ def urls(table) -> dict[str, tuple[str, dict]]:
         "tv board": (reverse("matches:tv", args=[table.pk]), HTMX),
         "json": (reverse("matches:api_table", args=[table.pk]), {}),
     }
+
+
+def tv_rating(response, name: str) -> float:
+    """The league rating the TV's tonight table shows for a player."""
+    html = response.content.decode()
+    row = re.search(rf"{name}</th>.*?<td class=\"num rating\">([0-9.,]+)", html, re.S)
+    return float(row.group(1).replace(",", ""))
 
 
 class TestAnonymousAnswers:
@@ -132,6 +140,27 @@ class TestKeptRenderings:
         tap(table, "Ben")
         fresh = Client().get(url).content.decode()
         assert "Ben" in fresh.split("Out", 1)[1]
+
+    def test_a_filing_at_another_table_changes_the_tvs_tag_and_ratings(self, host):
+        """The TV shows league ratings: a match filed elsewhere (this table's version
+        unchanged) must not 304, nor serve the rendering kept for the old ratings."""
+        table = make_table(players=["Ann", "Ben", "Cy"])
+        for name in ["Cy", "Ben"]:
+            tap(table, name)
+        other = make_table(players=["Ann", "Dev", "Eve"], name="Back room")
+        url = reverse("matches:tv", args=[table.pk])
+        first = Client().get(url)
+        tag, rating = first["ETag"], tv_rating(first, "Ann")
+        assert Client().get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+        matches_here = table.matches.count()
+        for name in ["Dev", "Eve"]:  # Ann wins at the other table
+            tap(other, name)
+        assert table.matches.count() == matches_here  # nothing changed at this table
+        again = Client().get(url, HTTP_IF_NONE_MATCH=tag)
+        assert again.status_code == 200 and again["ETag"] != tag
+        assert tv_rating(again, "Ann") > rating
+        # Every viewer gets the new rendering, not the one kept for the old ratings.
+        assert Client().get(url).content == again.content
 
     def test_the_store_is_bounded(self):
         kept = caching._Kept(2)
