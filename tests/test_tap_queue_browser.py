@@ -2,11 +2,14 @@
 a network outage, a cold reload offline, conflicts explained, a lost login, a slow network,
 and a board that never moves under a finger."""
 
+import contextlib
 import re
 from pathlib import Path
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.urls import reverse
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from matches.models import Tap
@@ -77,6 +80,15 @@ def with_worker(page):
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+def wait_until(page, condition, timeout_ms=10000):
+    """Let the page run (its route handlers too) until condition() holds."""
+    for _ in range(timeout_ms // 100):
+        if condition():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("timed out")
 
 
 def tile_boxes(page) -> list[dict]:
@@ -201,6 +213,33 @@ class TestOffline:
         assert taps_in_order(table) == [(1, "Ben")]
         page.context.close()
 
+    def test_undo_of_a_tap_whose_answer_was_lost_takes_it_back_on_the_server(self, browser, site):
+        """The tap reached the server but its answer never reached the tablet: Undo must not
+        just withdraw it here (the server would keep Ben out) but ask the server to undo it."""
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        tap_url = site + reverse("matches:tap", args=[table.pk])
+        recorded = []
+
+        def answer_lost(route):
+            if not recorded:
+                recorded.append(route.fetch())  # the server records the tap...
+            route.abort()  # ...and no answer comes back (nor to the retries, for now)
+
+        page.route(tap_url, answer_lost)
+        player_button(page, "Ben").tap()
+        expect_pending(page, "Ben")
+        wait_until(page, lambda: recorded)
+        assert taps_in_order(table) == [(1, "Ben")]
+        page.get_by_role("button", name="Undo Ben out (match 1)").tap()
+        expect(player_button(page, "Ben")).to_be_enabled()
+        expect(queue_status(page)).to_contain_text("2 taps waiting")  # the tap, then its undo
+        page.unroute(tap_url)
+        settled(page, timeout=30000)
+        assert Tap.objects.get().undone_at is not None
+        expect(player_button(page, "Ben")).to_be_enabled()
+        page.context.close()
+
     def test_undo_of_a_recorded_tap_waits_in_the_queue_and_names_it_by_key(self, browser, site):
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
@@ -261,6 +300,38 @@ class TestConflicts:
         expect(page).to_have_url(re.compile(rf"/tables/{table.pk}/$"))
         settled(page)
         assert taps_in_order(table) == [(1, "Ben")]
+        page.context.close()
+
+
+class TestPollsAndTheQueue:
+    def test_a_poll_under_way_when_the_host_taps_does_not_draw_the_old_board_back(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        table_page = site + reverse("matches:table", args=[table.pk])
+        # The board as a poll read it just before Ben's tap (the host's own fragment).
+        before_the_tap = page.request.get(table_page, headers={"HX-Request": "true"}).text()
+        held = []
+
+        def hold_the_poll(route):
+            if route.request.headers.get("hx-request") and not held:
+                held.append(route)  # under way: its answer comes after the tap's
+            else:
+                route.continue_()
+
+        page.route(table_page, hold_the_poll)
+        wait_until(page, lambda: held)
+        player_button(page, "Ben").tap()
+        settled(page)
+        expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")
+        with contextlib.suppress(PlaywrightError):  # the queue may have aborted it
+            held[0].fulfill(status=200, body=before_the_tap, content_type="text/html")
+        page.unroute(table_page)
+        page.wait_for_timeout(300)
+        # Read at once: the next poll (3 s on) would put a stale board right again.
+        assert player_button(page, "Ben").count() == 0
+        assert tile(page, "Ben").locator(".tile-place").inner_text() == "4th"
         page.context.close()
 
 

@@ -464,6 +464,13 @@
     if (sending || loginNeeded || !entries.length) {
       return;
     }
+    if (navigator.onLine === false) {
+      // No network at all: nothing can leave, so nothing is marked sent (Undo can still
+      // simply withdraw it). The online event sends it; this is a safety net.
+      render();
+      schedule(BACKOFF[0]);
+      return;
+    }
     var entry = entries[0];
     var body = new FormData();
     var url;
@@ -478,6 +485,12 @@
     }
     sending = true;
     entry.sending = true;
+    if (!entry.sent) {
+      // Kept with the entry: once it may have reached the server (an answer lost on the
+      // way back), Undo must ask the server to take it back, not just withdraw it here.
+      entry.sent = true;
+      saveQueue();
+    }
     fetch(url, {
       method: "POST",
       body: body,
@@ -548,6 +561,12 @@
 
   function enqueue(entry) {
     notes = []; // an explanation stays on screen until the host's next tap
+    // A poll already on its way may carry a board from before this entry's answer: it
+    // would land after that answer and draw the old board over it. Polls resume when the
+    // queue is empty.
+    if (window.htmx && live()) {
+      window.htmx.trigger(live(), "htmx:abort");
+    }
     entry.at = new Date().toISOString();
     entries.push(entry);
     saveQueue();
@@ -581,7 +600,7 @@
       return;
     }
     var last = entries[entries.length - 1];
-    if (last && last.kind === "tap" && !last.sending) {
+    if (last && last.kind === "tap" && !last.sending && !last.sent) {
       entries.pop(); // never sent: simply withdrawn
       saveQueue();
       render();
