@@ -256,6 +256,22 @@ class TestOffline:
         assert Tap.objects.get().undone_at is not None
         page.context.close()
 
+    def test_logging_out_drops_the_workers_copy_of_the_hosts_page(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        with_worker(page)
+        path = reverse("matches:table", args=[table.pk])
+        kept = f"caches.match({path!r}, {{ignoreVary: true}}).then(r => r !== undefined)"
+        assert page.evaluate(kept)
+        page.get_by_role("button", name=re.compile(r"^Log out")).click()
+        expect(page.get_by_role("link", name="Host login")).to_be_visible()
+        wait_until(page, lambda: not page.evaluate(kept))
+        page.context.set_offline(True)
+        with contextlib.suppress(PlaywrightError):  # no copy: the browser's offline error
+            page.goto(site + path)
+        expect(page.locator(".tap-form")).to_have_count(0)
+        page.context.close()
+
 
 class TestConflicts:
     def test_a_tap_made_offline_that_another_tablet_made_first_is_explained(self, browser, site):
