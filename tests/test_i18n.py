@@ -144,7 +144,9 @@ class TestPortugueseReview:
     def test_two_women_are_not_both_masculine(self):
         with translation.override("pt"):
             verdict = showdown.showdown_judge([("Ana", "QS QC 7D"), ("Cátia", "JS JH AD")])
-        assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
+            # reason is worded when read: read it in Portuguese (not in whatever language
+            # the test before left on, which conftest now resets).
+            assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
 
 
 class TestDates:
