@@ -199,6 +199,31 @@ class TestOffline:
         expect(tile(page, "Ben").locator(".tile-pending")).to_have_count(0)
         page.context.close()
 
+    def test_a_queue_the_browser_cannot_store_is_still_sent_and_the_host_is_warned(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        context = tablet(browser, LANDSCAPE)
+        context.add_init_script(
+            "Storage.prototype.setItem = function () {"
+            " throw new DOMException('full', 'QuotaExceededError'); };"
+        )
+        page = context.new_page()
+        log_in(page, site)
+        page.goto(f"{site}/tables/{table.pk}/")
+        context.set_offline(True)
+        player_button(page, "Ben").tap()
+        expect_pending(page, "Ben")
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        expect(queue_status(page)).to_contain_text(
+            "this browser cannot keep them: do not reload until they are recorded"
+        )
+        context.set_offline(False)
+        settled(page, timeout=30000)
+        expect(queue_status(page)).not_to_contain_text("cannot keep")
+        assert taps_in_order(table) == [(1, "Ben")]
+        context.close()
+
     def test_undo_withdraws_an_unsent_tap(self, browser, site):
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)

@@ -27,6 +27,7 @@
   var timer = null;
   var loginNeeded = false;
   var notes = []; // sentences explaining refused entries, newest last
+  var unsaved = false; // the queue could not be written to storage: a reload would lose it
 
   function say(name, values) {
     var s = status.getAttribute("data-" + name) || "";
@@ -49,8 +50,22 @@
     var raw = JSON.stringify(value);
     try {
       window.localStorage.setItem(key, raw);
+      if (key === QUEUE_KEY) {
+        unsaved = false;
+      }
     } catch (error) {
+      // Storage full, or refused (private browsing): the page's memory keeps it, and the
+      // host is told a reload would lose waiting taps. An older copy must not come back
+      // on the next load and be sent again.
       memory[key] = raw;
+      if (key === QUEUE_KEY) {
+        unsaved = true;
+        try {
+          window.localStorage.removeItem(key);
+        } catch (ignored) {
+          // nothing more to do: storage is unusable
+        }
+      }
     }
   }
 
@@ -369,6 +384,10 @@
       cls += " is-offline";
     } else {
       parts.push(say("online"));
+    }
+    if (unsaved && entries.length) {
+      parts.push(say("unsaved"));
+      cls += " is-unsaved";
     }
     if (!window.isSecureContext) {
       parts.push(say("insecure"));
