@@ -298,6 +298,31 @@ class TestOffline:
         page.context.close()
 
 
+class TestTwoTabs:
+    def test_two_tabs_of_one_table_on_one_tablet_keep_each_others_taps(self, browser, site):
+        """Both tabs store the queue under one key: a tap in one must not be written over by
+        the other's, nor lost when its tab closes before the network comes back."""
+        table = make_table(players=WORKED_GAME)
+        context = tablet(browser, LANDSCAPE)
+        first = context.new_page()
+        log_in(first, site)
+        first.goto(f"{site}/tables/{table.pk}/")
+        second = context.new_page()
+        second.goto(f"{site}/tables/{table.pk}/")
+        context.set_offline(True)
+        player_button(first, "Ben").tap()
+        expect_pending(first, "Ben")
+        expect_pending(second, "Ben")  # the other tab shows it too
+        player_button(second, "Alice").tap()
+        expect_pending(second, "Alice")
+        expect(queue_status(second)).to_contain_text("2 taps waiting")
+        first.close()  # before the network is back: its taps must not go with it
+        context.set_offline(False)
+        settled(second, timeout=30000)
+        assert taps_in_order(table) == [(1, "Ben"), (1, "Alice")]
+        context.close()
+
+
 class TestConflicts:
     def test_a_tap_made_offline_that_another_tablet_made_first_is_explained(self, browser, site):
         table = make_table(players=["Ana", "Bob", "Cy", "Di"])

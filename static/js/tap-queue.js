@@ -81,6 +81,26 @@
     }));
   }
 
+  // Two tabs of this table on one tablet share the stored queue: before each change, take
+  // the stored one (another tab may have added or answered entries since), so neither tab
+  // writes over the other's taps. An entry both tabs send is applied once: its key says so.
+  function refresh() {
+    if (unsaved) {
+      return; // storage is unusable: this tab's memory is the queue
+    }
+    var stored = load(QUEUE_KEY);
+    if (!stored) {
+      stored = [];
+    }
+    var mine = {};
+    entries.forEach(function (e) {
+      mine[e.key] = e;
+    });
+    entries = stored.map(function (e) {
+      return mine[e.key] && mine[e.key].sending ? mine[e.key] : e;
+    });
+  }
+
   function uuid() {
     // crypto.randomUUID needs a secure context; a LAN tablet on plain http has only this.
     var b = new Uint8Array(16);
@@ -480,7 +500,11 @@
   // explained) and go on with the next. Network trouble keeps it and tries again later.
   function pump() {
     window.clearTimeout(timer);
-    if (sending || loginNeeded || !entries.length) {
+    if (sending || loginNeeded) {
+      return;
+    }
+    refresh();
+    if (!entries.length) {
       return;
     }
     if (navigator.onLine === false) {
@@ -558,9 +582,10 @@
       notes.push(refusalSentence(entry, "", String(response.status)));
     }
     notes = notes.slice(-3);
-    if (entries[0] === entry) {
-      entries.shift();
-    }
+    refresh();
+    entries = entries.filter(function (e) {
+      return e.key !== entry.key;
+    });
     saveQueue();
     if (response.ok) {
       var holder2 = document.createElement("div");
@@ -587,6 +612,7 @@
       window.htmx.trigger(live(), "htmx:abort");
     }
     entry.at = new Date().toISOString();
+    refresh();
     entries.push(entry);
     saveQueue();
     render();
@@ -604,6 +630,7 @@
     }
     event.preventDefault();
     event.stopPropagation();
+    refresh();
     var p = predict();
     if (form.classList.contains("tap-form")) {
       var player = parseInt(form.querySelector("[name=player]").value, 10);
@@ -658,6 +685,15 @@
       adoptServerState(readIsland(target));
       drawn = server;
       render();
+    }
+  });
+
+  // Another tab of this table changed the queue: show it, and send what waits.
+  window.addEventListener("storage", function (event) {
+    if (event.key === QUEUE_KEY) {
+      refresh();
+      render();
+      pump();
     }
   });
 
