@@ -348,6 +348,38 @@ class TestConflicts:
         offline.context.close()
         online.context.close()
 
+    def test_an_undo_waiting_behind_a_refused_tap_goes_with_it(self, browser, site):
+        """Bob's tap left (so Undo queues an undo of it) but never arrived; the other tablet
+        put Bob out meanwhile. One sentence says why Bob's tap was not recorded; the undo
+        behind it is not sent to be refused as a tap the server never got."""
+        table = make_table(players=["Ana", "Bob", "Cy", "Di"])
+        page = host_tablet(browser, site, table)
+        other = host_tablet(browser, site, table)
+        tap_url = site + reverse("matches:tap", args=[table.pk])
+        tries = []
+
+        def lost_on_the_way(route):
+            tries.append(route)
+            route.abort()  # the request never reaches the server
+
+        page.route(tap_url, lost_on_the_way)
+        player_button(page, "Bob").tap()
+        wait_until(page, lambda: tries)
+        page.get_by_role("button", name="Undo Bob out (match 1)").tap()
+        expect(queue_status(page)).to_contain_text("2 taps waiting")
+        player_button(other, "Bob").tap()
+        settled(other)
+        page.unroute(tap_url)
+        expect(page.locator(".queue-note")).to_have_text(
+            "Bob’s tap was not recorded: Bob was already out on another tablet.",
+            timeout=30000,
+        )
+        settled(page)
+        expect(page.locator(".queue-note")).to_have_count(1)
+        assert taps_in_order(table) == [(1, "Bob")]
+        page.context.close()
+        other.context.close()
+
     def test_a_logged_out_tablet_keeps_its_taps_and_sends_them_after_logging_in(
         self, browser, site
     ):

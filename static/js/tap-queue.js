@@ -582,9 +582,12 @@
       notes.push(refusalSentence(entry, "", String(response.status)));
     }
     notes = notes.slice(-3);
+    var dropped = entry.kind === "tap" && outcome !== "applied" && outcome !== "replayed";
     refresh();
     entries = entries.filter(function (e) {
-      return e.key !== entry.key;
+      // A refused tap was never recorded: an undo of it waiting behind it has nothing to
+      // take back (its tap's sentence already says why), so it goes with it.
+      return e.key !== entry.key && !(dropped && e.kind === "undo" && e.tap_key === entry.key);
     });
     saveQueue();
     if (response.ok) {
