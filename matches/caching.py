@@ -2,6 +2,7 @@
 from its parts; a page that polls answers 304 until what it shows has changed."""
 
 import copy
+import datetime
 import hashlib
 import threading
 import uuid
@@ -52,9 +53,9 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
-def _night() -> str:
+def _night(now: datetime.datetime | None = None) -> str:
     # Tonight's totals start afresh at noon with no write on the table: the tag moves too.
-    return tonight.night_start().strftime("n%Y%m%d")
+    return tonight.night_start(now).strftime("n%Y%m%d")
 
 
 def stamp(request: HttpRequest, table_id: int) -> Table | None:
@@ -97,8 +98,8 @@ def _tag(kind: str, table: Table, variant: tuple) -> str:
     )
 
 
-def _page_variant(request: HttpRequest) -> tuple:
-    return (viewer(request), *rendering(request), _night())
+def _page_variant(request: HttpRequest, tonight_at: datetime.datetime | None = None) -> tuple:
+    return (viewer(request), *rendering(request), _night(tonight_at))
 
 
 def _tv_variant(request: HttpRequest) -> tuple:
@@ -122,9 +123,11 @@ def table_page_tag(
     version: int | None = None,
     *,
     table: Table | None = None,
+    tonight_at: datetime.datetime | None = None,
 ) -> str | None:
     """The tag of the table page as this viewer gets it at version (now, if None). Pass the
-    row a write holds (selectors.stamped_table carries the epoch) to read nothing more."""
+    row a write holds (selectors.stamped_table carries the epoch) to read nothing more, and
+    tonight_at, when the page's tonight totals were read earlier than now."""
     if table is None:
         table = stamp(request, table_id)
         if table is None:
@@ -132,7 +135,7 @@ def table_page_tag(
     if version is not None and version != table.version:
         table = copy.copy(table)
         table.version = version
-    return _tag(TABLE_PAGE[0], table, TABLE_PAGE[1](request))
+    return _tag(TABLE_PAGE[0], table, _page_variant(request, tonight_at))
 
 
 def messages_waiting(request: HttpRequest) -> bool:

@@ -1,3 +1,4 @@
+import datetime
 import json
 import re
 import uuid
@@ -6,8 +7,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from matches import services
+from matches import services, tonight
 from matches.models import Match, Player, Seat, Table, Tap
 from tests.factories import make_table, open_match, places, seat_of, tap
 
@@ -594,6 +596,35 @@ class TestConditionalPolling:
             ).status_code
             == 304
         )
+
+    def test_a_tap_answered_across_noon_is_tagged_with_the_night_it_read(
+        self, host_client, monkeypatch
+    ):
+        """Tonight's totals start afresh at noon. A tap whose totals were read at 11:59:59
+        and whose tag is built just after noon must name the night it read, or the polls
+        would keep last night's totals with a 304."""
+        table = make_table()
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        before = timezone.make_aware(noon - datetime.timedelta(seconds=1))
+        clock = [before]
+        monkeypatch.setattr(timezone, "now", lambda: clock[0])
+        tap_service = services.match_eliminate
+
+        def then_noon(**kwargs):
+            result = tap_service(**kwargs)
+            clock[0] = before + datetime.timedelta(seconds=2)
+            return result
+
+        monkeypatch.setattr(services, "match_eliminate", then_noon)
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
+        )
+        assert tonight.night_start(before).strftime(".n%Y%m%d") in response["X-Board-ETag"]
+        poll = host_client.get(
+            table_url(table), HTTP_IF_NONE_MATCH=response["X-Board-ETag"], **HTMX
+        )
+        assert poll.status_code == 200  # a new night: not the answer's state any more
 
     def test_a_tap_answers_with_the_state_it_wrote_under_that_states_tag(
         self, host_client, monkeypatch
