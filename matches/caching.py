@@ -199,7 +199,7 @@ KEPT_RENDERINGS = 512
 kept = _Kept(KEPT_RENDERINGS)
 
 
-def _read_key(kind: tuple, table: Table) -> tuple:
+def _read_key(kind: tuple, table: Table, night: str) -> tuple:
     return (
         "read",
         kind[0],
@@ -207,7 +207,7 @@ def _read_key(kind: tuple, table: Table) -> tuple:
         table.version,
         _generation(table),
         *_league(kind[0], table),
-        _night(),
+        night,
     )
 
 
@@ -235,19 +235,22 @@ def table_response(
         or request.method not in ("GET", "HEAD")
         or not messages_waiting(request)
     )
+    # The night as it was before anything is read: a read that straddles noon is then kept
+    # as the old night's (read again after), never as the new night's with old totals.
+    night = _night()
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)
     if keep and (item := kept.get(key)) is not None:
         response = HttpResponse(item[0], content_type=item[1])
     else:
-        snapshot = kept.get(_read_key(kind, table)) if keep else None
+        snapshot = kept.get(_read_key(kind, table, night)) if keep else None
         if snapshot is None:
             snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
             if snapshot is None:
                 raise Http404
             if keep:  # only once proved whole: keyed on the version it was read at
-                kept.put(_read_key(kind, snapshot.table), snapshot)
+                kept.put(_read_key(kind, snapshot.table, night), snapshot)
         table = snapshot.table
         response = render(snapshot)
         if keep and response.status_code == 200:

@@ -2,6 +2,7 @@
 bytes and headers for every viewer of a language, cacheable by a shared cache; the language
 switcher needs no token; the first-host check costs nothing once a host exists."""
 
+import datetime
 import re
 import uuid
 
@@ -161,6 +162,34 @@ class TestKeptRenderings:
         assert tv_rating(again, "Ann") > rating
         # Every viewer gets the new rendering, not the one kept for the old ratings.
         assert Client().get(url).content == again.content
+
+    def test_a_snapshot_read_across_noon_is_not_kept_as_the_new_nights(self, host, monkeypatch):
+        """Tonight's totals start afresh at noon. A snapshot read at 11:59:59 and kept just
+        after noon must not be served as the new night's (last night's totals, under the new
+        night's tag, until the next tap)."""
+        from django.utils import timezone
+
+        from matches import selectors, tonight
+
+        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        clock = [timezone.make_aware(noon - datetime.timedelta(seconds=10))]
+        monkeypatch.setattr(timezone, "now", lambda: clock[0])
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)  # filed before noon: last night's
+        url = reverse("matches:tv", args=[table.pk])
+        read = selectors.table_snapshot
+
+        def then_noon(**kwargs):
+            snapshot = read(**kwargs)
+            clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=1))
+            return snapshot
+
+        monkeypatch.setattr(selectors, "table_snapshot", then_noon)
+        assert "tonight-table" in Client().get(url).content.decode()  # read before noon
+        monkeypatch.setattr(selectors, "table_snapshot", read)
+        clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=2))
+        assert "tonight-table" not in Client().get(url).content.decode()  # a new night
 
     def test_the_store_is_bounded(self):
         kept = caching._Kept(2)
