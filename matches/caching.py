@@ -2,6 +2,7 @@
 from its parts; a page that polls answers 304 until what it shows has changed."""
 
 import copy
+import datetime
 import hashlib
 import threading
 import uuid
@@ -52,9 +53,9 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
-def _night() -> str:
+def _night(now: datetime.datetime | None = None) -> str:
     # Tonight's totals start afresh at noon with no write on the table: the tag moves too.
-    return tonight.night_start().strftime("n%Y%m%d")
+    return tonight.night_start(now).strftime("n%Y%m%d")
 
 
 def stamp(request: HttpRequest, table_id: int) -> Table | None:
@@ -97,8 +98,8 @@ def _tag(kind: str, table: Table, variant: tuple) -> str:
     )
 
 
-def _page_variant(request: HttpRequest) -> tuple:
-    return (viewer(request), *rendering(request), _night())
+def _page_variant(request: HttpRequest, tonight_at: datetime.datetime | None = None) -> tuple:
+    return (viewer(request), *rendering(request), _night(tonight_at))
 
 
 def _tv_variant(request: HttpRequest) -> tuple:
@@ -122,9 +123,11 @@ def table_page_tag(
     version: int | None = None,
     *,
     table: Table | None = None,
+    tonight_at: datetime.datetime | None = None,
 ) -> str | None:
     """The tag of the table page as this viewer gets it at version (now, if None). Pass the
-    row a write holds (selectors.stamped_table carries the epoch) to read nothing more."""
+    row a write holds (selectors.stamped_table carries the epoch) to read nothing more, and
+    tonight_at, when the page's tonight totals were read earlier than now."""
     if table is None:
         table = stamp(request, table_id)
         if table is None:
@@ -132,7 +135,7 @@ def table_page_tag(
     if version is not None and version != table.version:
         table = copy.copy(table)
         table.version = version
-    return _tag(TABLE_PAGE[0], table, TABLE_PAGE[1](request))
+    return _tag(TABLE_PAGE[0], table, _page_variant(request, tonight_at))
 
 
 def messages_waiting(request: HttpRequest) -> bool:
@@ -196,7 +199,7 @@ KEPT_RENDERINGS = 512
 kept = _Kept(KEPT_RENDERINGS)
 
 
-def _read_key(kind: tuple, table: Table) -> tuple:
+def _read_key(kind: tuple, table: Table, night: str) -> tuple:
     return (
         "read",
         kind[0],
@@ -204,7 +207,7 @@ def _read_key(kind: tuple, table: Table) -> tuple:
         table.version,
         _generation(table),
         *_league(kind[0], table),
-        _night(),
+        night,
     )
 
 
@@ -232,19 +235,22 @@ def table_response(
         or request.method not in ("GET", "HEAD")
         or not messages_waiting(request)
     )
+    # The night as it was before anything is read: a read that straddles noon is then kept
+    # as the old night's (read again after), never as the new night's with old totals.
+    night = _night()
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)
     if keep and (item := kept.get(key)) is not None:
         response = HttpResponse(item[0], content_type=item[1])
     else:
-        snapshot = kept.get(_read_key(kind, table)) if keep else None
+        snapshot = kept.get(_read_key(kind, table, night)) if keep else None
         if snapshot is None:
             snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
             if snapshot is None:
                 raise Http404
             if keep:  # only once proved whole: keyed on the version it was read at
-                kept.put(_read_key(kind, snapshot.table), snapshot)
+                kept.put(_read_key(kind, snapshot.table, night), snapshot)
         table = snapshot.table
         response = render(snapshot)
         if keep and response.status_code == 200:

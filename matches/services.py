@@ -2,6 +2,7 @@
 table row (then the match row), so two tablets on one table are applied one after the other:
 no two players can take the same place and no match can be crowned twice."""
 
+import datetime
 import random
 import uuid
 from collections.abc import Sequence
@@ -101,6 +102,10 @@ class TapResult:
     # None for a replay (nothing was written; the view reads the board afresh).
     board: "selectors.Board | None" = None
     tonight: "list[tonight.TonightRow] | None" = None
+    # When tonight's totals were read: the answer's tag names that night, not the one at the
+    # moment the tag is built (a tap answered across noon would otherwise tag last night's
+    # totals as tonight's, and the polls would keep them with a 304).
+    tonight_at: datetime.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -454,6 +459,7 @@ def _match_eliminate(
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
+    now = timezone.now()
     board = selectors.board_after_tap(
         table=table,
         tap=tap,
@@ -467,7 +473,8 @@ def _match_eliminate(
         winner=winner,
         next_match=next_match,
         board=board,
-        tonight=tonight.table_tonight(table=table),
+        tonight=tonight.table_tonight(table=table, now=now),
+        tonight_at=now,
     )
 
 

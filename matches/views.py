@@ -137,7 +137,9 @@ def _board_or_redirect(
     if written is not None and written.board is not None:
         table = written.board.table
         response = _render_board(request, table, written.board, written.tonight)
-        response[BOARD_ETAG_HEADER] = caching.table_page_tag(request, table.pk, table=table)
+        response[BOARD_ETAG_HEADER] = caching.table_page_tag(
+            request, table.pk, table=table, tonight_at=written.tonight_at
+        )
         return response
     caching.forget_stamp(request)
     response = _render_table_page(request, table_id)

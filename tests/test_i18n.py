@@ -144,7 +144,8 @@ class TestPortugueseReview:
     def test_two_women_are_not_both_masculine(self):
         with translation.override("pt"):
             verdict = showdown.showdown_judge([("Ana", "QS QC 7D"), ("Cátia", "JS JH AD")])
-            # The reason is worded when read, in the language active then.
+            # reason is worded when read: read it in Portuguese (not in whatever language
+            # the test before left on, which conftest now resets).
             assert verdict.reason.startswith("Cátia perde para Ana: as duas mãos têm um par")
 
 

@@ -2,6 +2,8 @@
 bytes and headers for every viewer of a language, cacheable by a shared cache; the language
 switcher needs no token; the first-host check costs nothing once a host exists."""
 
+import datetime
+import re
 import uuid
 
 import pytest
@@ -34,6 +36,13 @@ def urls(table) -> dict[str, tuple[str, dict]]:
         "tv board": (reverse("matches:tv", args=[table.pk]), HTMX),
         "json": (reverse("matches:api_table", args=[table.pk]), {}),
     }
+
+
+def tv_rating(response, name: str) -> float:
+    """The league rating the TV's tonight table shows for a player."""
+    html = response.content.decode()
+    row = re.search(rf"{name}</th>.*?<td class=\"num rating\">([0-9.,]+)", html, re.S)
+    return float(row.group(1).replace(",", ""))
 
 
 class TestAnonymousAnswers:
@@ -132,6 +141,55 @@ class TestKeptRenderings:
         tap(table, "Ben")
         fresh = Client().get(url).content.decode()
         assert "Ben" in fresh.split("Out", 1)[1]
+
+    def test_a_filing_at_another_table_changes_the_tvs_tag_and_ratings(self, host):
+        """The TV shows league ratings: a match filed elsewhere (this table's version
+        unchanged) must not 304, nor serve the rendering kept for the old ratings."""
+        table = make_table(players=["Ann", "Ben", "Cy"])
+        for name in ["Cy", "Ben"]:
+            tap(table, name)
+        other = make_table(players=["Ann", "Dev", "Eve"], name="Back room")
+        url = reverse("matches:tv", args=[table.pk])
+        first = Client().get(url)
+        tag, rating = first["ETag"], tv_rating(first, "Ann")
+        assert Client().get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+        matches_here = table.matches.count()
+        for name in ["Dev", "Eve"]:  # Ann wins at the other table
+            tap(other, name)
+        assert table.matches.count() == matches_here  # nothing changed at this table
+        again = Client().get(url, HTTP_IF_NONE_MATCH=tag)
+        assert again.status_code == 200 and again["ETag"] != tag
+        assert tv_rating(again, "Ann") > rating
+        # Every viewer gets the new rendering, not the one kept for the old ratings.
+        assert Client().get(url).content == again.content
+
+    def test_a_snapshot_read_across_noon_is_not_kept_as_the_new_nights(self, host, monkeypatch):
+        """Tonight's totals start afresh at noon. A snapshot read at 11:59:59 and kept just
+        after noon must not be served as the new night's (last night's totals, under the new
+        night's tag, until the next tap)."""
+        from django.utils import timezone
+
+        from matches import selectors, tonight
+
+        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        clock = [timezone.make_aware(noon - datetime.timedelta(seconds=10))]
+        monkeypatch.setattr(timezone, "now", lambda: clock[0])
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)  # filed before noon: last night's
+        url = reverse("matches:tv", args=[table.pk])
+        read = selectors.table_snapshot
+
+        def then_noon(**kwargs):
+            snapshot = read(**kwargs)
+            clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=1))
+            return snapshot
+
+        monkeypatch.setattr(selectors, "table_snapshot", then_noon)
+        assert "tonight-table" in Client().get(url).content.decode()  # read before noon
+        monkeypatch.setattr(selectors, "table_snapshot", read)
+        clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=2))
+        assert "tonight-table" not in Client().get(url).content.decode()  # a new night
 
     def test_the_store_is_bounded(self):
         kept = caching._Kept(2)

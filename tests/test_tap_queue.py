@@ -84,6 +84,23 @@ class TestTapByNumber:
         assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "match_filed")
         assert Tap.objects.count() == 3
 
+    def test_a_discarded_match_of_that_number_is_not_the_one_tapped(self, host_client, host):
+        """An undone crowning discards the match it opened: a tap named by that number waits
+        for the match reopened under it, and then lands in that one, not the discarded one."""
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        response = tap_by_number(host_client, table, "Ben", 2)
+        assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "match_not_open")
+        tap(table, "Cara")  # crowned again: match 2 opens anew
+        response = tap_by_number(host_client, table, "Ben", 2)
+        assert response["X-Tap-Outcome"] == "applied"
+        reopened = open_match(table)
+        assert reopened.number == 2 and places(reopened)["Ben"] == 4
+        discarded = table.matches.get(number=2, status=Match.Status.DISCARDED)
+        assert not discarded.taps.exists()
+
     def test_a_player_no_longer_seated_in_the_next_match_is_refused(self, host_client, host):
         table = make_table()
         for name in ["Ben", "Alice", "Cara"]:

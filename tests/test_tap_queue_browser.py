@@ -2,11 +2,14 @@
 a network outage, a cold reload offline, conflicts explained, a lost login, a slow network,
 and a board that never moves under a finger."""
 
+import contextlib
 import re
 from pathlib import Path
 
 import pytest
 from django.contrib.sessions.models import Session
+from django.urls import reverse
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from matches.models import Tap
@@ -93,6 +96,15 @@ def with_worker(page):
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.reload()
     page.wait_for_function("navigator.serviceWorker.controller !== null")
+
+
+def wait_until(page, condition, timeout_ms=10000):
+    """Let the page run (its route handlers too) until condition() holds."""
+    for _ in range(timeout_ms // 100):
+        if condition():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("timed out")
 
 
 def tile_boxes(page) -> list[dict]:
@@ -203,6 +215,31 @@ class TestOffline:
         expect(tile(page, "Ben").locator(".tile-pending")).to_have_count(0)
         page.context.close()
 
+    def test_a_queue_the_browser_cannot_store_is_still_sent_and_the_host_is_warned(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        context = tablet(browser, LANDSCAPE)
+        context.add_init_script(
+            "Storage.prototype.setItem = function () {"
+            " throw new DOMException('full', 'QuotaExceededError'); };"
+        )
+        page = context.new_page()
+        log_in(page, site)
+        page.goto(f"{site}/tables/{table.pk}/")
+        go_offline(context)
+        player_button(page, "Ben").tap()
+        expect_pending(page, "Ben")
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        expect(queue_status(page)).to_contain_text(
+            "this browser cannot keep them: do not reload until they are recorded"
+        )
+        go_online(context)
+        settled(page, timeout=30000)
+        expect(queue_status(page)).not_to_contain_text("cannot keep")
+        assert taps_in_order(table) == [(1, "Ben")]
+        context.close()
+
     def test_undo_withdraws_an_unsent_tap(self, browser, site):
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
@@ -215,6 +252,33 @@ class TestOffline:
         go_online(page.context)
         settled(page, timeout=30000)
         assert taps_in_order(table) == [(1, "Ben")]
+        page.context.close()
+
+    def test_undo_of_a_tap_whose_answer_was_lost_takes_it_back_on_the_server(self, browser, site):
+        """The tap reached the server but its answer never reached the tablet: Undo must not
+        just withdraw it here (the server would keep Ben out) but ask the server to undo it."""
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        tap_url = site + reverse("matches:tap", args=[table.pk])
+        recorded = []
+
+        def answer_lost(route):
+            if not recorded:
+                recorded.append(route.fetch())  # the server records the tap...
+            route.abort()  # ...and no answer comes back (nor to the retries, for now)
+
+        page.route(tap_url, answer_lost)
+        player_button(page, "Ben").tap()
+        expect_pending(page, "Ben")
+        wait_until(page, lambda: recorded)
+        assert taps_in_order(table) == [(1, "Ben")]
+        page.get_by_role("button", name="Undo Ben out (match 1)").tap()
+        expect(player_button(page, "Ben")).to_be_enabled()
+        expect(queue_status(page)).to_contain_text("2 taps waiting")  # the tap, then its undo
+        page.unroute(tap_url)
+        settled(page, timeout=30000)
+        assert Tap.objects.get().undone_at is not None
+        expect(player_button(page, "Ben")).to_be_enabled()
         page.context.close()
 
     def test_undo_of_a_recorded_tap_waits_in_the_queue_and_names_it_by_key(self, browser, site):
@@ -232,6 +296,47 @@ class TestOffline:
         expect(page.get_by_text("Undone: Ben is back in match 1.")).to_be_visible()
         assert Tap.objects.get().undone_at is not None
         page.context.close()
+
+    def test_logging_out_drops_the_workers_copy_of_the_hosts_page(self, browser, site):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        with_worker(page)
+        path = reverse("matches:table", args=[table.pk])
+        kept = f"caches.match({path!r}, {{ignoreVary: true}}).then(r => r !== undefined)"
+        assert page.evaluate(kept)
+        page.get_by_role("button", name=re.compile(r"^Log out")).click()
+        expect(page.get_by_role("link", name="Host login")).to_be_visible()
+        wait_until(page, lambda: not page.evaluate(kept))
+        go_offline(page.context)
+        with contextlib.suppress(PlaywrightError):  # no copy: the browser's offline error
+            page.goto(site + path)
+        expect(page.locator(".tap-form")).to_have_count(0)
+        page.context.close()
+
+
+class TestTwoTabs:
+    def test_two_tabs_of_one_table_on_one_tablet_keep_each_others_taps(self, browser, site):
+        """Both tabs store the queue under one key: a tap in one must not be written over by
+        the other's, nor lost when its tab closes before the network comes back."""
+        table = make_table(players=WORKED_GAME)
+        context = tablet(browser, LANDSCAPE)
+        first = context.new_page()
+        log_in(first, site)
+        first.goto(f"{site}/tables/{table.pk}/")
+        second = context.new_page()
+        second.goto(f"{site}/tables/{table.pk}/")
+        go_offline(context)
+        player_button(first, "Ben").tap()
+        expect_pending(first, "Ben")
+        expect_pending(second, "Ben")  # the other tab shows it too
+        player_button(second, "Alice").tap()
+        expect_pending(second, "Alice")
+        expect(queue_status(second)).to_contain_text("2 taps waiting")
+        first.close()  # before the network is back: its taps must not go with it
+        go_online(context)
+        settled(second, timeout=30000)
+        assert taps_in_order(table) == [(1, "Ben"), (1, "Alice")]
+        context.close()
 
 
 class TestConflicts:
@@ -259,6 +364,38 @@ class TestConflicts:
         offline.context.close()
         online.context.close()
 
+    def test_an_undo_waiting_behind_a_refused_tap_goes_with_it(self, browser, site):
+        """Bob's tap left (so Undo queues an undo of it) but never arrived; the other tablet
+        put Bob out meanwhile. One sentence says why Bob's tap was not recorded; the undo
+        behind it is not sent to be refused as a tap the server never got."""
+        table = make_table(players=["Ana", "Bob", "Cy", "Di"])
+        page = host_tablet(browser, site, table)
+        other = host_tablet(browser, site, table)
+        tap_url = site + reverse("matches:tap", args=[table.pk])
+        tries = []
+
+        def lost_on_the_way(route):
+            tries.append(route)
+            route.abort()  # the request never reaches the server
+
+        page.route(tap_url, lost_on_the_way)
+        player_button(page, "Bob").tap()
+        wait_until(page, lambda: tries)
+        page.get_by_role("button", name="Undo Bob out (match 1)").tap()
+        expect(queue_status(page)).to_contain_text("2 taps waiting")
+        player_button(other, "Bob").tap()
+        settled(other)
+        page.unroute(tap_url)
+        expect(page.locator(".queue-note")).to_have_text(
+            "Bob’s tap was not recorded: Bob was already out on another tablet.",
+            timeout=30000,
+        )
+        settled(page)
+        expect(page.locator(".queue-note")).to_have_count(1)
+        assert taps_in_order(table) == [(1, "Bob")]
+        page.context.close()
+        other.context.close()
+
     def test_a_logged_out_tablet_keeps_its_taps_and_sends_them_after_logging_in(
         self, browser, site
     ):
@@ -277,6 +414,38 @@ class TestConflicts:
         expect(page).to_have_url(re.compile(rf"/tables/{table.pk}/$"))
         settled(page)
         assert taps_in_order(table) == [(1, "Ben")]
+        page.context.close()
+
+
+class TestPollsAndTheQueue:
+    def test_a_poll_under_way_when_the_host_taps_does_not_draw_the_old_board_back(
+        self, browser, site
+    ):
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        table_page = site + reverse("matches:table", args=[table.pk])
+        # The board as a poll read it just before Ben's tap (the host's own fragment).
+        before_the_tap = page.request.get(table_page, headers={"HX-Request": "true"}).text()
+        held = []
+
+        def hold_the_poll(route):
+            if route.request.headers.get("hx-request") and not held:
+                held.append(route)  # under way: its answer comes after the tap's
+            else:
+                route.continue_()
+
+        page.route(table_page, hold_the_poll)
+        wait_until(page, lambda: held)
+        player_button(page, "Ben").tap()
+        settled(page)
+        expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")
+        with contextlib.suppress(PlaywrightError):  # the queue may have aborted it
+            held[0].fulfill(status=200, body=before_the_tap, content_type="text/html")
+        page.unroute(table_page)
+        page.wait_for_timeout(300)
+        # Read at once: the next poll (3 s on) would put a stale board right again.
+        assert player_button(page, "Ben").count() == 0
+        assert tile(page, "Ben").locator(".tile-place").inner_text() == "4th"
         page.context.close()
 
 

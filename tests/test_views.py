@@ -1,3 +1,4 @@
+import datetime
 import json
 import re
 import uuid
@@ -6,8 +7,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from matches import services
+from matches import services, tonight
 from matches.models import Match, Player, Seat, Table, Tap
 from tests.factories import make_table, open_match, places, seat_of, tap
 
@@ -568,6 +570,61 @@ class TestConditionalPolling:
         tag = response["X-Board-ETag"]
         assert tag
         assert host_client.get(table_url(table), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+
+    @pytest.mark.parametrize("how", ["first tap", "crowning", "by number"])
+    def test_a_taps_tag_is_the_tag_the_next_poll_computes(self, host_client, how):
+        """The same state, viewer, language and night give the same tag, whether built
+        from the row the tap's version bump returned or read afresh by the poll."""
+        table = make_table()
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        if how == "crowning":
+            tap(table, "Ben")
+            tap(table, "Alice")
+        name = "Cara" if how == "crowning" else "Ben"
+        form = tap_form(table, name)
+        if how == "by number":  # as the tablet's queue names a match it may never have seen
+            form["number"] = open_match(table).number
+            del form["match"]
+        response = host_client.post(reverse("matches:tap", args=[table.pk]), form, **HTMX)
+        assert response["X-Tap-Outcome"] == "applied"
+        poll = host_client.get(table_url(table), **HTMX)
+        assert poll.status_code == 200
+        assert poll["ETag"] == response["X-Board-ETag"]
+        assert (
+            host_client.get(
+                table_url(table), HTTP_IF_NONE_MATCH=response["X-Board-ETag"], **HTMX
+            ).status_code
+            == 304
+        )
+
+    def test_a_tap_answered_across_noon_is_tagged_with_the_night_it_read(
+        self, host_client, monkeypatch
+    ):
+        """Tonight's totals start afresh at noon. A tap whose totals were read at 11:59:59
+        and whose tag is built just after noon must name the night it read, or the polls
+        would keep last night's totals with a 304."""
+        table = make_table()
+        host_client.get(table_url(table))  # the first page sets the CSRF cookie
+        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        before = timezone.make_aware(noon - datetime.timedelta(seconds=1))
+        clock = [before]
+        monkeypatch.setattr(timezone, "now", lambda: clock[0])
+        tap_service = services.match_eliminate
+
+        def then_noon(**kwargs):
+            result = tap_service(**kwargs)
+            clock[0] = before + datetime.timedelta(seconds=2)
+            return result
+
+        monkeypatch.setattr(services, "match_eliminate", then_noon)
+        response = host_client.post(
+            reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
+        )
+        assert tonight.night_start(before).strftime(".n%Y%m%d") in response["X-Board-ETag"]
+        poll = host_client.get(
+            table_url(table), HTTP_IF_NONE_MATCH=response["X-Board-ETag"], **HTMX
+        )
+        assert poll.status_code == 200  # a new night: not the answer's state any more
 
     def test_a_tap_answers_with_the_state_it_wrote_under_that_states_tag(
         self, host_client, monkeypatch

@@ -64,6 +64,20 @@
     }
   });
 
+  // A page the network rendered for nobody logged in (after a logout, on the login page):
+  // the service worker's copies of table pages are a host's (tap buttons, the tap queue),
+  // so they go, and nobody else reloading a table page offline on this tablet gets one.
+  // Taps still waiting stay in localStorage: the next host login on this tablet sends them.
+  if (document.querySelector("[data-forget-host-pages]") && window.caches) {
+    window.caches.keys().then(function (keys) {
+      keys.forEach(function (key) {
+        if (key.indexOf("brag-pages-") === 0) {
+          window.caches.delete(key);
+        }
+      });
+    }).catch(function () {});
+  }
+
   // (The showdown judge's card grid is picker.js.)
   document.addEventListener("click", function (event) {
     if (event.target && event.target.id === "network-retry" && failed !== null) {

@@ -27,6 +27,7 @@
   var timer = null;
   var loginNeeded = false;
   var notes = []; // sentences explaining refused entries, newest last
+  var unsaved = false; // the queue could not be written to storage: a reload would lose it
 
   function say(name, values) {
     var s = status.getAttribute("data-" + name) || "";
@@ -49,8 +50,22 @@
     var raw = JSON.stringify(value);
     try {
       window.localStorage.setItem(key, raw);
+      if (key === QUEUE_KEY) {
+        unsaved = false;
+      }
     } catch (error) {
+      // Storage full, or refused (private browsing): the page's memory keeps it, and the
+      // host is told a reload would lose waiting taps. An older copy must not come back
+      // on the next load and be sent again.
       memory[key] = raw;
+      if (key === QUEUE_KEY) {
+        unsaved = true;
+        try {
+          window.localStorage.removeItem(key);
+        } catch (ignored) {
+          // nothing more to do: storage is unusable
+        }
+      }
     }
   }
 
@@ -64,6 +79,26 @@
       });
       return copy;
     }));
+  }
+
+  // Two tabs of this table on one tablet share the stored queue: before each change, take
+  // the stored one (another tab may have added or answered entries since), so neither tab
+  // writes over the other's taps. An entry both tabs send is applied once: its key says so.
+  function refresh() {
+    if (unsaved) {
+      return; // storage is unusable: this tab's memory is the queue
+    }
+    var stored = load(QUEUE_KEY);
+    if (!stored) {
+      stored = [];
+    }
+    var mine = {};
+    entries.forEach(function (e) {
+      mine[e.key] = e;
+    });
+    entries = stored.map(function (e) {
+      return mine[e.key] && mine[e.key].sending ? mine[e.key] : e;
+    });
   }
 
   function uuid() {
@@ -370,6 +405,10 @@
     } else {
       parts.push(say("online"));
     }
+    if (unsaved && entries.length) {
+      parts.push(say("unsaved"));
+      cls += " is-unsaved";
+    }
     if (!window.isSecureContext) {
       parts.push(say("insecure"));
     }
@@ -461,7 +500,18 @@
   // explained) and go on with the next. Network trouble keeps it and tries again later.
   function pump() {
     window.clearTimeout(timer);
-    if (sending || loginNeeded || !entries.length) {
+    if (sending || loginNeeded) {
+      return;
+    }
+    refresh();
+    if (!entries.length) {
+      return;
+    }
+    if (navigator.onLine === false) {
+      // No network at all: nothing can leave, so nothing is marked sent (Undo can still
+      // simply withdraw it). The online event sends it; this is a safety net.
+      render();
+      schedule(BACKOFF[0]);
       return;
     }
     var entry = entries[0];
@@ -478,6 +528,12 @@
     }
     sending = true;
     entry.sending = true;
+    if (!entry.sent) {
+      // Kept with the entry: once it may have reached the server (an answer lost on the
+      // way back), Undo must ask the server to take it back, not just withdraw it here.
+      entry.sent = true;
+      saveQueue();
+    }
     fetch(url, {
       method: "POST",
       body: body,
@@ -526,9 +582,13 @@
       notes.push(refusalSentence(entry, "", String(response.status)));
     }
     notes = notes.slice(-3);
-    if (entries[0] === entry) {
-      entries.shift();
-    }
+    var dropped = entry.kind === "tap" && outcome !== "applied" && outcome !== "replayed";
+    refresh();
+    entries = entries.filter(function (e) {
+      // A refused tap was never recorded: an undo of it waiting behind it has nothing to
+      // take back (its tap's sentence already says why), so it goes with it.
+      return e.key !== entry.key && !(dropped && e.kind === "undo" && e.tap_key === entry.key);
+    });
     saveQueue();
     if (response.ok) {
       var holder2 = document.createElement("div");
@@ -548,7 +608,14 @@
 
   function enqueue(entry) {
     notes = []; // an explanation stays on screen until the host's next tap
+    // A poll already on its way may carry a board from before this entry's answer: it
+    // would land after that answer and draw the old board over it. Polls resume when the
+    // queue is empty.
+    if (window.htmx && live()) {
+      window.htmx.trigger(live(), "htmx:abort");
+    }
     entry.at = new Date().toISOString();
+    refresh();
     entries.push(entry);
     saveQueue();
     render();
@@ -566,6 +633,7 @@
     }
     event.preventDefault();
     event.stopPropagation();
+    refresh();
     var p = predict();
     if (form.classList.contains("tap-form")) {
       var player = parseInt(form.querySelector("[name=player]").value, 10);
@@ -581,7 +649,7 @@
       return;
     }
     var last = entries[entries.length - 1];
-    if (last && last.kind === "tap" && !last.sending) {
+    if (last && last.kind === "tap" && !last.sending && !last.sent) {
       entries.pop(); // never sent: simply withdrawn
       saveQueue();
       render();
@@ -620,6 +688,15 @@
       adoptServerState(readIsland(target));
       drawn = server;
       render();
+    }
+  });
+
+  // Another tab of this table changed the queue: show it, and send what waits.
+  window.addEventListener("storage", function (event) {
+    if (event.key === QUEUE_KEY) {
+      refresh();
+      render();
+      pump();
     }
   });
 
