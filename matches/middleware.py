@@ -43,12 +43,19 @@ class FirstHostMiddleware:
         # anonymous spectator's answer does not vary on cookies because of this check.
         setup_url = reverse("matches:setup")
         if (
-            request.path != setup_url
-            and not request.path.startswith("/static/")
+            request.path not in _open_before_setup()
+            and not request.path.startswith(settings.STATIC_URL)
             and not host_exists()
         ):
             return redirect(setup_url)
         return self.get_response(request)
+
+
+def _open_before_setup() -> set[str]:
+    """The setup page itself and what the browser fetches on its own for any page (the
+    favicon, the manifest, the service worker): none of them may answer with a redirect."""
+    names = ["setup", "favicon", "manifest", "service_worker"]
+    return {reverse(f"matches:{name}") for name in names}
 
 
 class LanguageNeutralMiddleware:

@@ -270,6 +270,15 @@ class TestFirstHostCheck:
         make_host()
         assert client.get(reverse("matches:home")).status_code == 200
 
+    def test_before_the_first_host_the_browsers_own_fetches_answer(self, client):
+        # A favicon, manifest or service worker answered with a redirect to a page is broken.
+        favicon = client.get(reverse("matches:favicon"))
+        assert favicon.status_code == 200 and favicon["Content-Type"] == "image/x-icon"
+        assert client.get(reverse("matches:manifest")).json()["display"] == "standalone"
+        worker = client.get(reverse("matches:service_worker"))
+        assert worker.status_code == 200 and "javascript" in worker["Content-Type"]
+        assert client.get(reverse("matches:home"))["Location"] == reverse("matches:setup")
+
     def test_deleting_every_account_leads_to_setup_again(self, client):
         make_host()
         assert client.get(reverse("matches:home")).status_code == 200
