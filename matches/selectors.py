@@ -52,9 +52,8 @@ _VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
 # The league's version comes too: the TV shows league ratings, which filings at other
 # tables change.
 _STAMPED_SQL = (
-    "SELECT t.*, (SELECT s.epoch FROM matches_standingsstamp s WHERE s.id = 1) AS epoch,"
-    " (SELECT s.version FROM matches_standingsstamp s WHERE s.id = 1) AS league"
-    " FROM matches_table t WHERE t.id = %s"
+    "SELECT t.*, s.epoch AS epoch, s.version AS league"
+    " FROM matches_table t LEFT JOIN matches_standingsstamp s ON s.id = 1 WHERE t.id = %s"
 )
 
 
