@@ -15,9 +15,11 @@ from django.utils.translation import gettext as _
 
 # ratings imports services, which imports this module: read it as a module, at call time.
 from . import ratings, scoring
+from .kept_counts import count_rows
 from .models import AllTimeTotal, HeadToHead, Match, Player, Seat, Table
 
 # (player, opponent) -> (shared matches, ahead, behind)
+PAIR_COUNTS = ("matches", "ahead", "behind")
 Pairs = dict[tuple[int, int], tuple[int, int, int]]
 
 
@@ -97,40 +99,12 @@ def _pair_counts(mode: str, seats: Sequence[tuple[int, int]]) -> list[tuple[int,
     ]  # fmt: skip
 
 
-def _add(rows: list[tuple[int, ...]]) -> None:
-    """Add counts in one statement: an upsert that adds to the pairs already kept."""
-    qn = connection.ops.quote_name
-    table = qn(HeadToHead._meta.db_table)
-    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-    counts = ("matches", "ahead", "behind")
-    sums = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in counts)
-    sql = (
-        f"INSERT INTO {table} ({qn('player_id')}, {qn('opponent_id')}, {qn('matches')}, "  # noqa: S608 (names from the model, values as parameters)
-        f"{qn('ahead')}, {qn('behind')}) VALUES {values} "
-        f"ON CONFLICT ({qn('player_id')}, {qn('opponent_id')}) DO UPDATE SET {sums}"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [value for row in rows for value in row])
-
-
-def _take_back(rows: list[tuple[int, ...]]) -> None:
-    """Subtract counts from pairs that hold them (an upsert's insert half would be checked
-    as a negative row), then drop the pairs left with no shared match."""
-    qn = connection.ops.quote_name
-    table = qn(HeadToHead._meta.db_table)
-    counts = ("matches", "ahead", "behind")
-    less = ", ".join(f"{qn(c)} = {qn(c)} - %s" for c in counts)
-    sql = f"UPDATE {table} SET {less} WHERE {qn('player_id')} = %s AND {qn('opponent_id')} = %s"  # noqa: S608 (names from the model, values as parameters)
-    with connection.cursor() as cursor:
-        cursor.executemany(sql, [(m, a, b, p, o) for p, o, m, a, b in rows])
-    players = sorted({row[0] for row in rows})
-    HeadToHead.objects.filter(player_id__in=players, matches=0).delete()
-
-
 def pairs_file(*, mode: str, seats: Sequence[Seat], sign: int) -> None:
     """Count a filed match in the head-to-head pairs (sign 1), or take it back (sign -1)."""
     rows = _pair_counts(mode, [(seat.player_id, seat.place) for seat in seats])
-    (_add if sign > 0 else _take_back)(rows)
+    count_rows(
+        HeadToHead, keys=("player_id", "opponent_id"), counts=PAIR_COUNTS, rows=rows, sign=sign
+    )
 
 
 def pairs_recomputed(*, player_id: int | None = None) -> Pairs:

@@ -6,9 +6,9 @@ import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db import connection
 from django.db.models import Sum
 
+from .kept_counts import count_rows
 from .models import DailyTally, Player, PlayerNight, Seat
 from .scoring import place_counts
 
@@ -40,26 +40,7 @@ def nights_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: i
         (seat.player_id, day, *(getattr(place_counts(mode, seat.place), c) for c in COUNTS))
         for seat in seats
     ]
-    qn = connection.ops.quote_name
-    table = qn(PlayerNight._meta.db_table)
-    with connection.cursor() as cursor:
-        if sign > 0:
-            values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-            sums = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in COUNTS)
-            cursor.execute(
-                f"INSERT INTO {table} ({qn('player_id')}, {qn('day')}, {qn('played')}, "  # noqa: S608 (names from the model, values as parameters)
-                f"{qn('wins')}, {qn('points')}) VALUES {values} "
-                f"ON CONFLICT ({qn('player_id')}, {qn('day')}) DO UPDATE SET {sums}",
-                [value for row in rows for value in row],
-            )
-            return
-        # An upsert's insert half would be checked as a negative row: subtract in place.
-        less = ", ".join(f"{qn(c)} = {qn(c)} - %s" for c in COUNTS)
-        cursor.executemany(
-            f"UPDATE {table} SET {less} WHERE {qn('player_id')} = %s AND {qn('day')} = %s",  # noqa: S608 (names from the model, values as parameters)
-            [(played, wins, points, player, day) for player, day, played, wins, points in rows],
-        )
-    PlayerNight.objects.filter(player_id__in=[row[0] for row in rows], played=0).delete()
+    count_rows(PlayerNight, keys=("player_id", "day"), counts=COUNTS, rows=rows, sign=sign)
 
 
 def _from_tallies(
