@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.forms",  # the form renderer below finds Django's own widget templates here
     "django_htmx",
     "template_partials",
     "js_lib_htmx",
@@ -84,6 +85,10 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Widgets render through the project's templates, so templates/django/forms/ can replace
+# Django's select (it includes a template per option: most of the standings page's cost).
+FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
 ROOT_URLCONF = "brag_tables.urls"
 WSGI_APPLICATION = "brag_tables.wsgi.application"

@@ -15,7 +15,9 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
+from django.template.loader import get_template
 from django.utils.cache import patch_cache_control
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from . import selectors, tonight
@@ -199,6 +201,34 @@ KEPT_RENDERINGS = 512
 kept = _Kept(KEPT_RENDERINGS)
 
 
+# Rows of long tables (the standings) as rendered, by content: a few hundred players, two
+# languages and a handful of filters each.
+KEPT_ROWS = 8192
+kept_rows = _Kept(KEPT_ROWS)
+
+
+def rendered_rows(
+    template_name: str, rows: list, context: dict, *, content: Callable[[Any], tuple]
+) -> SafeString:
+    """The rows of a long table, rendered by template_name (a loop over context["rows"],
+    one <tr> each) once per content(row), context and language. A filing moves a few
+    players' standings: most rows read as before, and only those that changed are rendered
+    again, in one pass. Per process, and safe with any number of processes: the key is
+    what the row shows, whatever else changed."""
+    shared = (template_name, get_language(), *sorted(context.items()))
+    keys = [(*shared, *content(row)) for row in rows]
+    found = [kept_rows.get(row_key) for row_key in keys]
+    missing = [index for index, html in enumerate(found) if html is None]
+    if missing:
+        html = get_template(template_name).render({**context, "rows": [rows[i] for i in missing]})
+        # Escaped text never holds "</tr>": every row ends at its own.
+        for index, row_html in zip(missing, html.split("</tr>"), strict=False):
+            found[index] = row_html + "</tr>"
+            kept_rows.put(keys[index], found[index])
+    # Every part is a template's own autoescaped output.
+    return mark_safe("".join(found))  # noqa: S308
+
+
 def _read_key(kind: tuple, table: Table, night: str) -> tuple:
     return (
         "read",
@@ -335,6 +365,11 @@ def standings_etag(request: HttpRequest, table_id: int | None = None) -> str:
 
 def api_standings_etag(request: HttpRequest) -> str:
     return etag(standings_key(request, "json"))
+
+
+def form_key(kind: str, *shown: object) -> str:
+    """A rendered form's key: what it shows (its choices, its values) in this language."""
+    return key("form", kind, get_language(), _digest(repr(shown), 12))
 
 
 def cached(cache_key: str, build: Callable[[], Any]) -> Any:

@@ -12,7 +12,17 @@ from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
 from . import ratings, tonight
-from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from .models import (
+    AllTimeTotal,
+    DailyTally,
+    Match,
+    Player,
+    Season,
+    Seat,
+    StandingsStamp,
+    Table,
+    Tap,
+)
 from .scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
@@ -377,6 +387,14 @@ STANDING_CSV_HEADER = [
 ]  # fmt: skip
 
 
+def filter_choices() -> tuple[list, list]:
+    """What the standings filters offer: every table and season as (id, name), two small
+    reads where rendering their lists costs a hundred times more."""
+    tables = list(Table.objects.order_by("name", "id").values_list("pk", "name"))
+    seasons = list(Season.objects.values_list("pk", "name"))
+    return tables, seasons
+
+
 def _tally_filter(
     table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
 ) -> Q:
@@ -409,12 +427,15 @@ def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
 def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[StandingRow]:
     """Player rows (name, key and SUMS) in standings order with their ranks: players equal
     on every step share a rank (1, =2, =2, 4) and are listed by name."""
-    rows = sorted(rows, key=lambda r: (_order_key(r, wins_only), r["player__key"], r["player_id"]))
+    # Each row's order key once (a league has hundreds of players; this runs on every filing).
+    keyed = sorted(
+        ((_order_key(row, wins_only), row["player__key"], row["player_id"], row) for row in rows),
+        key=lambda item: item[:3],
+    )
     result: list[StandingRow] = []
-    for index, row in enumerate(rows):
-        key = _order_key(row, wins_only)
-        tied_above = index > 0 and _order_key(rows[index - 1], wins_only) == key
-        tied_below = index + 1 < len(rows) and _order_key(rows[index + 1], wins_only) == key
+    for index, (key, _, _, row) in enumerate(keyed):
+        tied_above = index > 0 and keyed[index - 1][0] == key
+        tied_below = index + 1 < len(keyed) and keyed[index + 1][0] == key
         result.append(
             StandingRow(
                 rank=result[-1].rank if tied_above else index + 1,

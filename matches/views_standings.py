@@ -1,6 +1,8 @@
 """League standings as a page, JSON and CSV, with the table, date, season and mode filters.
 Rows are rendered once per change of the standings (caching.py keys them)."""
 
+from functools import partial
+
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
@@ -15,8 +17,8 @@ from .models import Table
 
 
 def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_id) -> str:
-    """The standings' rows, rendered from their partial once per change of the standings:
-    a league has hundreds of players and this is the page everyone refreshes."""
+    """The standings' rows, put together once per change of the standings: a league has
+    hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
 
     def build() -> str:
@@ -25,10 +27,30 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
             (row, rated.get(row.player_id)) for row in selectors.standings(**form.selector_kwargs())
         ]
         # One reverse() for the player links instead of one per row (see make bench).
-        context = {"rows": rows, "wins_only": form.wins_only, "players_url": players_url}
-        return render_to_string("matches/standings.html#rows", context)
+        context = {"wins_only": form.wins_only, "players_url": players_url}
+        return caching.rendered_rows(
+            "matches/standings.html#rows", rows, context, content=_row_content
+        )
 
     return caching.cached(caching.standings_key(request, "rows", table_id), build)
+
+
+def _filters_html(form: StandingsFilterForm) -> str:
+    """The filter form as rendered. Its lists of tables and seasons change far less often
+    than the standings (every filing moves those), so a valid form is kept by what it
+    shows: those lists, the values in its fields and the language."""
+    render = partial(render_to_string, "matches/_form_fields.html", {"form": form})
+    if not form.is_valid():
+        return render()  # with its errors, never kept
+    shown = [str(form[name].value()) for name in form.fields]
+    return caching.cached(caching.form_key("filters", selectors.filter_choices(), shown), render)
+
+
+def _row_content(row: tuple) -> tuple:
+    """Everything a standings row shows but the columns: the row's own fields and its
+    rating as shown. Two rows with the same content read the same."""
+    standing, rating = row
+    return (standing, (rating.shown, rating.provisional) if rating else None)
 
 
 @require_safe
@@ -41,7 +63,8 @@ def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse
     if table is not None:
         form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
     rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
-    context = {"form": form, "rows_html": rows_html, "table": table}
+    filters_html = _filters_html(form)
+    context = {"form": form, "filters_html": filters_html, "rows_html": rows_html, "table": table}
     # The exports' links carry the filters shown, the default season included.
     context["query"] = form.data.urlencode()
     status = 200 if form.is_valid() else 400

@@ -40,6 +40,7 @@ def _fresh_process_memory():
 
     middleware.forget_host()
     caching.kept.clear()
+    caching.kept_rows.clear()
     # The test client's requests activate their language in this thread and leave it on; a
     # test comparing a message from another thread must not depend on the test before it.
     translation.deactivate()

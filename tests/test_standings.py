@@ -170,8 +170,9 @@ class TestQueryCounts:
         with django_assert_num_queries(4):
             client.get(reverse("matches:api_standings"), {"table": table.pk})
         # The season covering today, the stamp, the aggregate, the players' names, the
-        # ratings, the table and season choices of the filter.
-        with django_assert_num_queries(7):
+        # ratings, the tables and seasons the filter offers (read to key its rendering),
+        # and the same two again as the filter's lists are rendered.
+        with django_assert_num_queries(9):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
         with django_assert_num_queries(4):
@@ -182,6 +183,12 @@ class TestQueryCounts:
             client.get(reverse("matches:standings"), HTTP_IF_NONE_MATCH=page["ETag"]).status_code
             == 304
         )
+        # A filing moves the standings, not the filter's lists: it is not rendered again.
+        play(table, ["Dee", "Cy", "Bob"])
+        with django_assert_num_queries(7):
+            after = client.get(reverse("matches:standings")).content.decode()
+        form = re.compile(r'<form method="get" class="filters".*?</form>', re.S)
+        assert form.search(after).group() == form.search(page.content.decode()).group()
 
     @pytest.mark.parametrize("matches", [10, 10_000])
     def test_the_same_queries_for_10_and_10000_matches(
@@ -393,3 +400,39 @@ class TestTv:
         body = fragment.content.decode()
         assert "<html" not in body
         assert '<span class="place">4th</span> <span class="name">Bob</span>' in body
+
+
+class TestKeptRows:
+    """The standings rows are kept rendered by what they show: a page put together from kept
+    rows reads exactly as one rendered afresh, in the reader's language."""
+
+    @staticmethod
+    def body(client, **params) -> str:
+        page = client.get(reverse("matches:standings"), params).content.decode()
+        return re.search(r"<tbody>.*</tbody>", page, re.S).group()
+
+    def test_a_filing_that_reorders_the_league_reads_as_a_fresh_rendering(self, host, client):
+        from matches import caching
+
+        table = make_table(players=["Ann", "Bob", "Cy </tr> Al", "Dee"])
+        play(table, ["Dee", "Cy </tr> Al", "Bob"])
+        first = self.body(client)
+        play(table, ["Ann", "Bob", "Dee"])  # Cy </tr> Al wins: every rank moves
+        kept = self.body(client)
+        cache.clear()
+        caching.kept_rows.clear()
+        assert kept == self.body(client)
+        assert kept != first
+        # Cy 4 points, Ann 3 with a win, Bob 3, Dee 2; the name is text in its own cell.
+        names = re.findall(r'<td>(\d)</td><td><a href="[^"]+">([^<]+)</a>', kept)
+        assert names == [("1", "Cy &lt;/tr&gt; Al"), ("2", "Ann"), ("3", "Bob"), ("4", "Dee")]
+        assert kept.count("<tr>") == kept.count("</tr>") == 4
+
+    def test_a_row_kept_in_english_is_not_shown_in_portuguese(self, host, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        play(table, ["Cy", "Bob"])
+        assert "(provisional)" in self.body(client)
+        client.cookies["django_language"] = "pt"
+        portuguese = self.body(client)
+        assert "(provisional)" not in portuguese
+        assert "(provisório)" in portuguese
