@@ -4,9 +4,7 @@ from its parts; a page that polls answers 304 until what it shows has changed.""
 import copy
 import datetime
 import hashlib
-import threading
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -22,6 +20,7 @@ from django.utils.translation import get_language
 
 from . import selectors, tonight
 from .forms import StandingsFilterForm
+from .kept import Kept
 from .models import Table
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
@@ -168,43 +167,14 @@ tv_etag = _etag_func(TV_PAGE)
 api_table_etag = _etag_func(TABLE_API)
 
 
-class _Kept:
-    """Renderings of what every spectator of a language gets, most recently used last.
-    Per process, and safe with any number of processes: a key names the table's version
-    and generation (in the database), so a kept rendering is never of another state."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[tuple, Any] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple) -> Any:
-        with self.lock:
-            item = self.items.get(key)
-            if item is not None:
-                self.items.move_to_end(key)
-            return item
-
-    def put(self, key: tuple, item: Any) -> None:
-        with self.lock:
-            self.items[key] = item
-            self.items.move_to_end(key)
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.items.clear()
-
-
 KEPT_RENDERINGS = 512
-kept = _Kept(KEPT_RENDERINGS)
+kept = Kept(KEPT_RENDERINGS)
 
 
 # Rows of long tables (the standings) as rendered, by content: a few hundred players, two
 # languages and a handful of filters each.
 KEPT_ROWS = 8192
-kept_rows = _Kept(KEPT_ROWS)
+kept_rows = Kept(KEPT_ROWS)
 
 
 def rendered_rows(

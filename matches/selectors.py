@@ -142,6 +142,11 @@ def _filed_with_winners(table: Table):
     return table.matches.filed().select_related("winner")
 
 
+def recent_filed(*, table: Table) -> list[Match]:
+    """The table's latest filed matches with their winners, newest first (one query)."""
+    return list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES])
+
+
 def table_board(*, table: Table, for_host: bool = False, last_result: bool = False) -> Board:
     """The table's open match with its seats in seating order, and what can be undone.
     The result card is the match just filed, until the next match's first tap; with
@@ -154,7 +159,7 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         .order_by("-id")
         .first()
     )
-    recent = list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES])
+    recent = recent_filed(table=table)
     result, result_seats = None, []
     just_filed = match is not None and not out and recent and recent[0].number == match.number - 1
     if recent and (just_filed or last_result):
@@ -186,12 +191,13 @@ def board_after_tap(
     table: Table,
     tap: Tap,
     seats: list[Seat],
+    recent: list[Match],
     next_match: Match | None = None,
     next_seats: list[Seat] | None = None,
 ) -> Board:
     """The board a tap leaves, from the rows its transaction already holds: the tap, its
-    match's seats and, after a crowning, the match it opened with that match's seats. Only
-    the filed matches are read (one query)."""
+    match's seats and, after a crowning, the match it opened with that match's seats; and
+    the latest filed matches (recent_filed) as the tap found them. Reads nothing."""
     crowned = next_match is not None
     match, board_seats = (next_match, next_seats or []) if crowned else (tap.match, seats)
     standing = [seat for seat in board_seats if seat.place is None]
@@ -202,7 +208,7 @@ def board_after_tap(
         standing=standing,
         out=out,
         last_tap=tap,
-        recent=list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES]),
+        recent=recent,
         # The match just filed is the result card until the next match's first tap.
         result=tap.match if crowned else None,
         result_seats=sorted(seats, key=lambda s: s.place) if crowned else [],

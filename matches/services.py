@@ -16,7 +16,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, nights, ratings, selectors, tonight
+from . import head_to_head, nights, ratings, selectors, table_filings, tonight
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -333,11 +333,13 @@ def match_eliminate(
 
 
 # Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them. The restore
-# epoch comes back with the row (as selectors.stamped_table reads it): the tag of the state
-# this write leaves then needs no read of its own.
+# epoch and the standings stamp's version come back with the row (as selectors.stamped_table
+# reads them): the tag of the state this write leaves needs no read of its own, and a plain
+# tap finds what the table has filed as this process last read it (table_filings).
 _BUMP_TABLE = (
     'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *,'
-    ' (SELECT s."epoch" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "epoch"'
+    ' (SELECT s."epoch" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "epoch",'
+    ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league"'
 )
 
 
@@ -460,10 +462,13 @@ def _match_eliminate(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
     now = timezone.now()
+    # A crowning has just changed what the table filed (and moved the stamp): read afresh.
+    filed = table_filings.filed(table=table, now=now, kept_ok=next_match is None)
     board = selectors.board_after_tap(
         table=table,
         tap=tap,
         seats=seats,
+        recent=filed.recent,
         next_match=next_match,
         next_seats=next_match.seats_opened if next_match else None,
     )
@@ -473,7 +478,7 @@ def _match_eliminate(
         winner=winner,
         next_match=next_match,
         board=board,
-        tonight=tonight.table_tonight(table=table, now=now),
+        tonight=filed.tonight,
         tonight_at=now,
     )
 

@@ -2,10 +2,11 @@
 that tell the queue what became of each entry it sent, and the board's state as data, which
 the queue builds its prediction on while entries wait."""
 
+import functools
 from dataclasses import dataclass
 
 from django.http import HttpResponse
-from django.utils.translation import ngettext
+from django.utils.translation import get_language, ngettext
 
 from . import scoring
 from .limits import MAX_PLAYERS
@@ -95,6 +96,16 @@ def board_state(*, board, table, is_host: bool) -> dict:
             if board.result is not None
             else None
         ),
-        "places": {place: scoring.place_label(mode, place) for place in range(1, MAX_PLAYERS + 1)},
-        "points": {place: _points(mode, place) for place in range(1, MAX_PLAYERS + 1)},
+        **_labels(mode, get_language()),
+    }
+
+
+@functools.lru_cache(maxsize=16)
+def _labels(mode: str, language: str) -> dict:
+    """Every place's label and points in this mode, as the active language (named in the
+    arguments, so each language has its own) words them: the same for every board."""
+    places = range(1, MAX_PLAYERS + 1)
+    return {
+        "places": {place: scoring.place_label(mode, place) for place in places},
+        "points": {place: _points(mode, place) for place in places},
     }

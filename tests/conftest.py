@@ -36,11 +36,12 @@ def _fresh_process_memory():
     without a signal, so what a process remembers (a host exists, kept renderings) is reset."""
     from django.utils import translation
 
-    from matches import caching, middleware
+    from matches import caching, middleware, table_filings
 
     middleware.forget_host()
     caching.kept.clear()
     caching.kept_rows.clear()
+    table_filings.kept.clear()
     # The test client's requests activate their language in this thread and leave it on; a
     # test comparing a message from another thread must not depend on the test before it.
     translation.deactivate()

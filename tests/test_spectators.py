@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import caching
+from matches.kept import Kept
 from matches.models import StandingsStamp
 from tests.factories import make_host, make_table, tap
 
@@ -192,7 +193,7 @@ class TestKeptRenderings:
         assert "tonight-table" not in Client().get(url).content.decode()  # a new night
 
     def test_the_store_is_bounded(self):
-        kept = caching._Kept(2)
+        kept = Kept(2)
         for number in range(3):
             kept.put((number,), (b"x", "text/html"))
         assert kept.get((0,)) is None and kept.get((2,)) is not None

@@ -745,6 +745,9 @@ class TestQueryCounts:
 # seats (1), the seat, the tap (2); then, still under the lock, the board's filed matches and
 # tonight's totals (2). The tag is the version the tap wrote: no read after.
 TAP_QUERIES = 10
+# The same tap when this process already read that table's filed results at the same stamp
+# and night (any plain tap after the first since the last filing): table_filings keeps them.
+KEPT_TAP_QUERIES = TAP_QUERIES - 2
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
 # the match to the day's tally and the all-time total (4), looks up the first dealer a discarded
 # match of that number had (1), opens the next match and seats (2); the crowning also rates

@@ -1,0 +1,104 @@
+"""A plain tap answers tonight's totals and the filed matches from what the process read at
+the same stamp, table and night: it must show exactly what a fresh read would, after a
+crowning, an undo of one, a rename and a new night."""
+
+import datetime
+import re
+from unittest import mock
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from matches import player_records, services, table_filings, tonight
+from matches.models import Player
+from tests.factories import make_table, tap
+from tests.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
+
+pytestmark = pytest.mark.django_db
+
+
+def tonight_rows(html: str) -> list[tuple[str, str]]:
+    """Tonight's table as (player, points) pairs, leader first."""
+    section = re.search(r'<section class="tonight".*?</section>', html, re.S).group()
+    return re.findall(
+        r'<th scope="row">(?:<span[^>]*>♛</span> )?([^<]+)</th><td class="num">(\d+)</td>', section
+    )
+
+
+def filed_list(html: str) -> list[str]:
+    section = re.search(r'<section class="recent".*?</section>', html, re.S)
+    return re.findall(r"Match (\d+): <bdi>([^<]+)</bdi> won", section.group()) if section else []
+
+
+def post_tap(client, table, name, form=None):
+    url = reverse("matches:tap", args=[table.pk])
+    return client.post(url, form or tap_form(table, name), **HTMX).content.decode()
+
+
+def fresh(table) -> str:
+    """The board as a fresh read renders it (a new process: nothing kept)."""
+    table_filings.kept.clear()
+    return Client().get(reverse("matches:table", args=[table.pk]), **HTMX).content.decode()
+
+
+class TestKeptFilings:
+    def test_a_second_plain_tap_reads_nothing_filed_and_shows_the_same(
+        self, host_client, django_assert_num_queries
+    ):
+        table = make_table()  # Alice, Ben, Cara, Dev
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)  # match 1: Dev 3, Cara 2, Alice 1
+        first = post_tap(host_client, table, "Ben")  # read afresh after the crowning
+        form = tap_form(table, "Alice")
+        with django_assert_num_queries(KEPT_TAP_QUERIES):
+            second = post_tap(host_client, table, "Alice", form)
+        expected = [("Dev", "3"), ("Cara", "2"), ("Alice", "1"), ("Ben", "0")]
+        assert tonight_rows(first) == tonight_rows(second) == expected
+        assert filed_list(second) == [("1", "Dev")]
+        assert tonight_rows(fresh(table)) == expected
+
+    def test_after_a_crowning_and_its_undo_a_plain_tap_shows_what_is_filed(self, host_client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        post_tap(host_client, table, "Ben")  # kept: match 1 only
+        post_tap(host_client, table, "Alice")
+        crowned = post_tap(host_client, table, "Dev")  # match 2: Cara 3, Dev 2, Alice 1
+        assert filed_list(crowned) == [("2", "Cara"), ("1", "Dev")]
+        after = post_tap(host_client, table, "Ben")
+        assert filed_list(after) == [("2", "Cara"), ("1", "Dev")]
+        assert tonight_rows(after) == [("Cara", "5"), ("Dev", "5"), ("Alice", "2"), ("Ben", "0")]
+        # Take back Ben's tap, the crowning and Alice's tap: match 2 is open again, with
+        # Alice, Cara and Dev standing, and not filed.
+        host = table.created_by
+        for _ in range(3):
+            services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        undone = post_tap(host_client, table, "Alice")
+        assert filed_list(undone) == [("1", "Dev")]
+        assert tonight_rows(undone) == [("Dev", "3"), ("Cara", "2"), ("Alice", "1"), ("Ben", "0")]
+        assert tonight_rows(fresh(table)) == tonight_rows(undone)
+
+    def test_a_rename_shows_in_the_next_plain_tap(self, host_client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        post_tap(host_client, table, "Ben")
+        dev = Player.objects.get(name="Dev")
+        player_records.player_rename(player_id=dev.pk, name="Devika", by=table.created_by)
+        after = post_tap(host_client, table, "Alice")
+        assert tonight_rows(after)[0] == ("Devika", "3")
+        assert filed_list(after) == [("1", "Devika")]
+
+    def test_a_new_night_starts_with_nothing_filed_tonight(self, host_client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        post_tap(host_client, table, "Ben")
+        tomorrow = tonight.night_start() + datetime.timedelta(days=1, minutes=1)
+        with mock.patch.object(timezone, "now", return_value=tomorrow):
+            html = post_tap(host_client, table, "Alice")
+        assert tonight_rows(html) == []
+        assert "No match filed tonight yet." in html
+        assert filed_list(html) == [("1", "Dev")]  # the filed list is not just tonight's
