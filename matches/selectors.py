@@ -477,19 +477,31 @@ def standings(
         where &= Q(table__mode=mode)
     # Summed per player id alone, from the covering indexes (models.DailyTally): joining
     # the names to every tally row would cost more than reading them once per player.
-    rows = list(
+    sums = (
         source.objects.filter(where)
         .values("player_id")
         .annotate(**SUMS)
         .filter(played_sum__gt=0)
         .order_by()
     )
-    by_id = {row["player_id"]: row for row in rows}
-    names = Player.objects.filter(pk__in=by_id).values_list("pk", "name", "key")
-    for pk, name, key in names if rows else ():
-        by_id[pk]["player__name"], by_id[pk]["player__key"] = name, key
     # Ranks over the player rows (a few hundred at most), not over matches.
-    return rank_standings(rows, wins_only=wins_only)
+    return rank_standings(_with_names(sums), wins_only=wins_only)
+
+
+def _with_names(sums) -> list[dict]:
+    """The per-player sums with each player's name and key joined to them, in one query:
+    once per player rather than once per tally row, and without a second query naming
+    every player id."""
+    # Django's own SQL for the sums, its parameters passed apart: nothing here is user text.
+    sql, params = sums.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT t.*, p."name" AS "player__name", p."key" AS "player__key" FROM ({sql}) t'  # noqa: S608
+            f' JOIN "{Player._meta.db_table}" p ON p."id" = t."player_id"',
+            params,
+        )
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 def table_results(*, table: Table):
