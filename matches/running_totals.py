@@ -1,0 +1,204 @@
+"""Running totals: each player's filed results at tables of one mode over every day up to one
+(RunningTotal), kept by the services beside the daily tallies. Standings over a date range
+[a, b] are then, per player and mode, the latest row on or before b less the latest row
+before a: two index seeks per player and mode, whether the range holds a day or a year.
+
+Plain SQL throughout (standard SQL, as SQLite 3.35+ and PostgreSQL both read it): the range
+read joins the two rows each correlated subquery finds, which the ORM cannot spell, and the
+filing's insert copies the row before it."""
+
+import bisect
+import datetime
+from collections import defaultdict
+from collections.abc import Sequence
+
+from django.db import connection
+
+from .models import DailyTally, Player, RunningTotal, Seat, Table
+from .scoring import COUNT_FIELDS, place_counts
+
+MODES = tuple(Table.Mode.values)
+
+_RUNNING = RunningTotal._meta.db_table
+_PLAYER = Player._meta.db_table
+_TALLY = DailyTally._meta.db_table
+_TABLE = Table._meta.db_table
+
+
+def _latest(player: str, mode: str, op: str | None) -> str:
+    """The id of one player and mode's latest row on or before a day (op "<="), before it
+    ("<") or at all (None): a step back along the unique (player, mode, day) index,
+    whatever the number of days."""
+    day = f" AND r.day {op} %s" if op else ""
+    return (
+        f"SELECT r.id FROM {_RUNNING} r WHERE r.player_id = {player} AND r.mode = {mode}"  # noqa: S608 (names from the model, values as parameters)
+        f"{day} ORDER BY r.day DESC LIMIT 1"
+    )
+
+
+def _day(day: datetime.date) -> str:
+    return connection.ops.adapt_datefield_value(day)
+
+
+def range_rows(
+    *,
+    date_from: datetime.date | None,
+    date_to: datetime.date | None,
+    mode: str | None = None,
+) -> list[dict]:
+    """Each player's filed results from date_from to date_to (either open), at tables of one
+    mode or of any, as standings rows (player_id, player__name, player__key and the *_sum
+    counts) with something played; one query."""
+    if date_from is not None and date_to is not None and date_from > date_to:
+        return []
+    modes = [mode] if mode else list(MODES)
+    params: list = list(modes)
+    # Each player once per mode: a few hundred rows, each answered by its index seeks.
+    modes_sql = " UNION ALL ".join(["SELECT %s AS mode"] * len(modes))
+    upper = _latest("p.id", "m.mode", None if date_to is None else "<=")
+    if date_to is not None:
+        params.append(_day(date_to))
+    joins = f"JOIN {_RUNNING} hi ON hi.id = ({upper})"
+    less = dict.fromkeys(COUNT_FIELDS, "")
+    if date_from is not None:
+        joins += f" LEFT JOIN {_RUNNING} lo ON lo.id = ({_latest('p.id', 'm.mode', '<')})"
+        params.append(_day(date_from))
+        less = {field: f" - COALESCE(lo.{field}, 0)" for field in COUNT_FIELDS}
+    sums = ", ".join(f"SUM(hi.{field}{less[field]})" for field in COUNT_FIELDS)
+    sql = (
+        f"SELECT p.id, p.name, p.key, {sums} FROM {_PLAYER} p "  # noqa: S608 (names from the models, values as parameters)
+        f"CROSS JOIN ({modes_sql}) m {joins} "
+        f"GROUP BY p.id, p.name, p.key HAVING SUM(hi.played{less['played']}) > 0"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    names = ("player_id", "player__name", "player__key", *(f"{f}_sum" for f in COUNT_FIELDS))
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def running_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: int) -> None:
+    """Count a filed match in its players' running totals from its day on (sign 1), or take
+    it back (sign -1). Filing adds to the rows from that day on (normally none but that
+    day's own), then gives a player without a row that day one: their latest row before it,
+    or nothing, plus the match. Two statements to file, one to take back."""
+    worth = {seat.player_id: place_counts(mode, seat.place) for seat in seats}
+    fields = [field for field in COUNT_FIELDS if any(getattr(c, field) for c in worth.values())]
+    ids = list(worth)
+    marks = ", ".join(["%s"] * len(ids))
+    with connection.cursor() as cursor:
+        sets, params = [], []
+        for field in fields:
+            whens = " ".join(["WHEN %s THEN %s"] * len(ids))
+            sets.append(f"{field} = {field} + CASE player_id {whens} ELSE 0 END")
+            params += [v for pk, c in worth.items() for v in (pk, sign * getattr(c, field))]
+        cursor.execute(
+            f"UPDATE {_RUNNING} SET {', '.join(sets)} "  # noqa: S608 (names from the model, values as parameters)
+            f"WHERE mode = %s AND day >= %s AND player_id IN ({marks})",
+            [*params, mode, _day(day), *ids],
+        )
+        if sign < 0:
+            return
+        values = ", ".join(["(" + ", ".join(["%s"] * (1 + len(COUNT_FIELDS))) + ")"] * len(ids))
+        added = ", ".join(
+            f"COALESCE(prev.{field}, 0) + v.column{index}"
+            for index, field in enumerate(COUNT_FIELDS, start=2)
+        )
+        previous = _latest("v.column1", "%s", "<")
+        # "WHERE true": SQLite reads an ON after a join as the join's unless a WHERE comes
+        # between it and ON CONFLICT.
+        cursor.execute(
+            f"INSERT INTO {_RUNNING} (player_id, mode, day, {', '.join(COUNT_FIELDS)}) "  # noqa: S608 (names from the model, values as parameters)
+            f"SELECT v.column1, %s, %s, {added} FROM (VALUES {values}) v "
+            f"LEFT JOIN {_RUNNING} prev ON prev.id = ({previous}) WHERE true "
+            "ON CONFLICT (player_id, mode, day) DO NOTHING",
+            [
+                mode,
+                _day(day),
+                *[
+                    v
+                    for pk, c in worth.items()
+                    for v in (pk, *(getattr(c, f) for f in COUNT_FIELDS))
+                ],
+                mode,
+                _day(day),
+            ],
+        )
+
+
+def _rebuild_sql(player_ids: Sequence[int] | None) -> tuple[str, list]:
+    where, params = "", []
+    if player_ids is not None:
+        where = f"WHERE d.player_id IN ({', '.join(['%s'] * len(player_ids))})"
+        params = list(player_ids)
+    running = ", ".join(f"SUM(SUM(d.{field})) OVER w" for field in COUNT_FIELDS)
+    return (
+        f"SELECT d.player_id, t.mode, d.day, {running} FROM {_TALLY} d "  # noqa: S608 (names from the models, values as parameters)
+        f"JOIN {_TABLE} t ON t.id = d.table_id {where} "
+        "GROUP BY d.player_id, t.mode, d.day HAVING SUM(d.played) > 0 "
+        "WINDOW w AS (PARTITION BY d.player_id, t.mode ORDER BY d.day)"
+    ), params
+
+
+def _insert(player_ids: Sequence[int] | None) -> int:
+    select, params = _rebuild_sql(player_ids)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {_RUNNING} (player_id, mode, day, {', '.join(COUNT_FIELDS)}) {select}",
+            params,
+        )
+        return cursor.rowcount
+
+
+def running_refresh(*, player_ids: Sequence[int]) -> None:
+    """Count these players' running totals afresh from their tallies (after a merge)."""
+    RunningTotal.objects.filter(player_id__in=player_ids).delete()
+    _insert(player_ids)
+
+
+def running_rebuild() -> int:
+    """Count every running total afresh from the daily tallies; returns the number of rows."""
+    RunningTotal.objects.all().delete()
+    return _insert(None)
+
+
+def running_problems() -> list[str]:
+    """Days on which a player's running total (the latest row on or before the day) differs
+    from their daily tallies added up to that day: checked on every day with a row or with
+    a tally, which are the only days either can change."""
+    tallied: dict[tuple[int, str], dict[datetime.date, list[int]]] = defaultdict(dict)
+    tallies = (
+        DailyTally.objects.values_list("player_id", "table__mode", "day", *COUNT_FIELDS)
+        .order_by("player_id", "table__mode", "day")
+        .iterator(chunk_size=5000)
+    )
+    for player, mode, day, *counts in tallies:
+        days = tallied[(player, mode)]
+        days[day] = [a + b for a, b in zip(days.get(day, [0] * 5), counts, strict=True)]
+    kept: dict[tuple[int, str], dict[datetime.date, tuple]] = defaultdict(dict)
+    for player, mode, day, *counts in RunningTotal.objects.values_list(
+        "player_id", "mode", "day", *COUNT_FIELDS
+    ).iterator(chunk_size=5000):
+        kept[(player, mode)][day] = tuple(counts)
+
+    def upto(steps: dict[datetime.date, tuple], days: list, day: datetime.date) -> tuple:
+        index = bisect.bisect_right(days, day)
+        return steps[days[index - 1]] if index else (0,) * len(COUNT_FIELDS)
+
+    problems = []
+    for player, mode in sorted(set(tallied) | set(kept)):
+        actual: dict[datetime.date, tuple] = {}
+        total = [0] * len(COUNT_FIELDS)
+        for day in sorted(tallied.get((player, mode), {})):
+            total = [a + b for a, b in zip(total, tallied[(player, mode)][day], strict=True)]
+            actual[day] = tuple(total)
+        rows = kept.get((player, mode), {})
+        actual_days, kept_days = sorted(actual), sorted(rows)
+        for day in sorted(set(actual) | set(rows)):
+            says, should = upto(rows, kept_days, day), upto(actual, actual_days, day)
+            if says != should:
+                problems.append(
+                    f"Player #{player} at {mode} tables up to {day}: running totals say "
+                    f"{says}, daily tallies say {should}"
+                )
+    return problems
