@@ -4,8 +4,9 @@
 before a: two index seeks per player and mode, whether the range holds a day or a year.
 
 Plain SQL throughout (standard SQL, as SQLite 3.35+ and PostgreSQL both read it): the range
-read joins the two rows each correlated subquery finds, which the ORM cannot spell, and the
-filing's insert copies the row before it."""
+read joins the two rows its correlated subqueries find, the filing's insert copies the row
+before its day, and the rebuild adds the tallies up with a window; the ORM spells none of
+these."""
 
 import bisect
 import datetime
@@ -25,18 +26,31 @@ _TALLY = DailyTally._meta.db_table
 _TABLE = Table._meta.db_table
 
 
-def _latest(player: str, mode: str, op: str | None) -> str:
-    """The id of one player and mode's latest row on or before a day (op "<="), before it
-    ("<") or at all (None): a step back along the unique (player, mode, day) index,
-    whatever the number of days."""
+def _latest(player: str, mode: str, op: str | None, columns: str = "r.id") -> str:
+    """The latest row of one player and mode on or before a day (op "<="), before it ("<")
+    or at all (None): a step back along the unique (player, mode, day) index, whatever the
+    number of days."""
     day = f" AND r.day {op} %s" if op else ""
     return (
-        f"SELECT r.id FROM {_RUNNING} r WHERE r.player_id = {player} AND r.mode = {mode}"  # noqa: S608 (names from the model, values as parameters)
+        f"SELECT {columns} FROM {_RUNNING} r WHERE r.player_id = {player} AND r.mode = {mode}"  # noqa: S608 (names from the model, values as parameters)
         f"{day} ORDER BY r.day DESC LIMIT 1"
     )
 
 
-def _day(day: datetime.date) -> str:
+def _join(alias: str, op: str | None, *, outer: bool) -> str:
+    """Join each player and mode to their latest row (see _latest) as alias. PostgreSQL
+    reads it as a LATERAL subquery, one index step per player and mode; handed the row's
+    id to join on instead, its planner hashes the whole table. SQLite has no LATERAL and
+    seeks the id's row by its primary key."""
+    kind = "LEFT JOIN" if outer else "JOIN"
+    if connection.vendor == "postgresql":
+        counts = ", ".join(f"r.{field}" for field in COUNT_FIELDS)
+        return f"{kind} LATERAL ({_latest('p.id', 'm.mode', op, counts)}) {alias} ON true"
+    return f"{kind} {_RUNNING} {alias} ON {alias}.id = ({_latest('p.id', 'm.mode', op)})"
+
+
+def _day(day: datetime.date) -> object:
+    """A day as the database driver takes it (a date for psycopg, text for SQLite)."""
     return connection.ops.adapt_datefield_value(day)
 
 
@@ -55,13 +69,12 @@ def range_rows(
     params: list = list(modes)
     # Each player once per mode: a few hundred rows, each answered by its index seeks.
     modes_sql = " UNION ALL ".join(["SELECT %s AS mode"] * len(modes))
-    upper = _latest("p.id", "m.mode", None if date_to is None else "<=")
+    joins = _join("hi", None if date_to is None else "<=", outer=False)
     if date_to is not None:
         params.append(_day(date_to))
-    joins = f"JOIN {_RUNNING} hi ON hi.id = ({upper})"
     less = dict.fromkeys(COUNT_FIELDS, "")
     if date_from is not None:
-        joins += f" LEFT JOIN {_RUNNING} lo ON lo.id = ({_latest('p.id', 'm.mode', '<')})"
+        joins += " " + _join("lo", "<", outer=True)
         params.append(_day(date_from))
         less = {field: f" - COALESCE(lo.{field}, 0)" for field in COUNT_FIELDS}
     sums = ", ".join(f"SUM(hi.{field}{less[field]})" for field in COUNT_FIELDS)
