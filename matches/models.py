@@ -401,14 +401,20 @@ class AllTimeTotal(Counts):
 
 
 class RunningTotal(models.Model):
-    """A player's filed results at tables of one mode over every day up to and including
-    this one (see running_totals.py): standings over any date range subtract two of these
-    per player and mode, however many days the range holds."""
+    """A player's filed results at tables of one mode (or of all: ALL_MODES) over every day
+    up to and including this one (see running_totals.py): standings over any date range
+    subtract two of these per player, however many days the range holds."""
+
+    # Kept beside each mode's rows: standings of every mode, the usual read, step along
+    # one row per player instead of adding up two.
+    ALL_MODES = "all"
 
     player = models.ForeignKey(
         Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
     )
-    mode = models.CharField(_("mode"), max_length=20, choices=Table.Mode.choices)
+    mode = models.CharField(
+        _("mode"), max_length=20, choices=[*Table.Mode.choices, (ALL_MODES, _("all modes"))]
+    )
     day = models.DateField(_("day"))
     played = models.PositiveIntegerField(_("played"), default=0)
     wins = models.PositiveIntegerField(_("wins"), default=0)
@@ -425,7 +431,8 @@ class RunningTotal(models.Model):
             *Counts.Meta.constraints,
             models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
             models.CheckConstraint(
-                condition=Q(mode__in=["winner_takes_all", "ranked"]), name="running_total_mode"
+                condition=Q(mode__in=["winner_takes_all", "ranked", "all"]),
+                name="running_total_mode",
             ),
         ]
 

@@ -1,7 +1,8 @@
-"""Running totals: each player's filed results at tables of one mode over every day up to one
-(RunningTotal), kept by the services beside the daily tallies. Standings over a date range
-[a, b] are then, per player and mode, the latest row on or before b less the latest row
-before a: two index seeks per player and mode, whether the range holds a day or a year.
+"""Running totals: each player's filed results at tables of one mode, and at tables of all
+modes, over every day up to one (RunningTotal), kept by the services beside the daily
+tallies. Standings over a date range [a, b] are then, per player, the latest row of the
+mode asked (or of all) on or before b less the latest row before a: two index seeks per
+player, whether the range holds a day or a year.
 
 Plain SQL throughout (standard SQL, as SQLite 3.35+ and PostgreSQL both read it): the range
 read joins the two rows its correlated subqueries find, the filing's insert copies the row
@@ -18,7 +19,7 @@ from django.db import connection
 from .models import DailyTally, Player, RunningTotal, Seat, Table
 from .scoring import COUNT_FIELDS, place_counts
 
-MODES = tuple(Table.Mode.values)
+ALL = RunningTotal.ALL_MODES
 
 _RUNNING = RunningTotal._meta.db_table
 _PLAYER = Player._meta.db_table
@@ -65,10 +66,7 @@ def range_rows(
     counts) with something played; one query."""
     if date_from is not None and date_to is not None and date_from > date_to:
         return []
-    modes = [mode] if mode else list(MODES)
-    params: list = list(modes)
-    # Each player once per mode: a few hundred rows, each answered by its index seeks.
-    modes_sql = " UNION ALL ".join(["SELECT %s AS mode"] * len(modes))
+    params: list = [mode or ALL]
     joins = _join("hi", None if date_to is None else "<=", outer=False)
     if date_to is not None:
         params.append(_day(date_to))
@@ -77,11 +75,12 @@ def range_rows(
         joins += " " + _join("lo", "<", outer=True)
         params.append(_day(date_from))
         less = {field: f" - COALESCE(lo.{field}, 0)" for field in COUNT_FIELDS}
-    sums = ", ".join(f"SUM(hi.{field}{less[field]})" for field in COUNT_FIELDS)
+    counts = ", ".join(f"hi.{field}{less[field]}" for field in COUNT_FIELDS)
+    # Each player once: a few hundred rows, each answered by its two index seeks.
     sql = (
-        f"SELECT p.id, p.name, p.key, {sums} FROM {_PLAYER} p "  # noqa: S608 (names from the models, values as parameters)
-        f"CROSS JOIN ({modes_sql}) m {joins} "
-        f"GROUP BY p.id, p.name, p.key HAVING SUM(hi.played{less['played']}) > 0"
+        f"SELECT p.id, p.name, p.key, {counts} FROM {_PLAYER} p "  # noqa: S608 (names from the models, values as parameters)
+        f"CROSS JOIN (SELECT %s AS mode) m {joins} "
+        f"WHERE hi.played{less['played']} > 0"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
@@ -91,10 +90,11 @@ def range_rows(
 
 
 def running_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: int) -> None:
-    """Count a filed match in its players' running totals from its day on (sign 1), or take
-    it back (sign -1). Filing adds to the rows from that day on (normally none but that
-    day's own), then gives a player without a row that day one: their latest row before it,
-    or nothing, plus the match. Two statements to file, one to take back."""
+    """Count a filed match in its players' running totals (of its mode and of all modes)
+    from its day on (sign 1), or take it back (sign -1). Filing adds to the rows from that
+    day on (normally none but that day's own), then gives a player without a row that day
+    one: their latest row before it, or nothing, plus the match. Two statements to file,
+    one to take back."""
     worth = {seat.player_id: place_counts(mode, seat.place) for seat in seats}
     fields = [field for field in COUNT_FIELDS if any(getattr(c, field) for c in worth.values())]
     ids = list(worth)
@@ -107,33 +107,33 @@ def running_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: 
             params += [v for pk, c in worth.items() for v in (pk, sign * getattr(c, field))]
         cursor.execute(
             f"UPDATE {_RUNNING} SET {', '.join(sets)} "  # noqa: S608 (names from the model, values as parameters)
-            f"WHERE mode = %s AND day >= %s AND player_id IN ({marks})",
-            [*params, mode, _day(day), *ids],
+            f"WHERE mode IN (%s, %s) AND day >= %s AND player_id IN ({marks})",
+            [*params, mode, ALL, _day(day), *ids],
         )
         if sign < 0:
             return
-        values = ", ".join(["(" + ", ".join(["%s"] * (1 + len(COUNT_FIELDS))) + ")"] * len(ids))
+        row = "(" + ", ".join(["%s"] * (2 + len(COUNT_FIELDS))) + ")"
+        values = ", ".join([row] * 2 * len(ids))
         added = ", ".join(
             f"COALESCE(prev.{field}, 0) + v.column{index}"
-            for index, field in enumerate(COUNT_FIELDS, start=2)
+            for index, field in enumerate(COUNT_FIELDS, start=3)
         )
-        previous = _latest("v.column1", "%s", "<")
+        previous = _latest("v.column1", "v.column2", "<")
         # "WHERE true": SQLite reads an ON after a join as the join's unless a WHERE comes
         # between it and ON CONFLICT.
         cursor.execute(
             f"INSERT INTO {_RUNNING} (player_id, mode, day, {', '.join(COUNT_FIELDS)}) "  # noqa: S608 (names from the model, values as parameters)
-            f"SELECT v.column1, %s, %s, {added} FROM (VALUES {values}) v "
+            f"SELECT v.column1, v.column2, %s, {added} FROM (VALUES {values}) v "
             f"LEFT JOIN {_RUNNING} prev ON prev.id = ({previous}) WHERE true "
             "ON CONFLICT (player_id, mode, day) DO NOTHING",
             [
-                mode,
                 _day(day),
                 *[
                     v
                     for pk, c in worth.items()
-                    for v in (pk, *(getattr(c, f) for f in COUNT_FIELDS))
+                    for kind in (mode, ALL)
+                    for v in (pk, kind, *(getattr(c, f) for f in COUNT_FIELDS))
                 ],
-                mode,
                 _day(day),
             ],
         )
@@ -145,12 +145,18 @@ def _rebuild_sql(player_ids: Sequence[int] | None) -> tuple[str, list]:
         where = f"WHERE d.player_id IN ({', '.join(['%s'] * len(player_ids))})"
         params = list(player_ids)
     running = ", ".join(f"SUM(SUM(d.{field})) OVER w" for field in COUNT_FIELDS)
-    return (
-        f"SELECT d.player_id, t.mode, d.day, {running} FROM {_TALLY} d "  # noqa: S608 (names from the models, values as parameters)
-        f"JOIN {_TABLE} t ON t.id = d.table_id {where} "
-        "GROUP BY d.player_id, t.mode, d.day HAVING SUM(d.played) > 0 "
-        "WINDOW w AS (PARTITION BY d.player_id, t.mode ORDER BY d.day)"
-    ), params
+
+    def per(mode: str, by: str) -> str:
+        return (
+            f"SELECT d.player_id, {mode}, d.day, {running} FROM {_TALLY} d "  # noqa: S608 (names from the models, values as parameters)
+            f"JOIN {_TABLE} t ON t.id = d.table_id {where} "
+            f"GROUP BY {by}, d.day HAVING SUM(d.played) > 0 "
+            f"WINDOW w AS (PARTITION BY {by} ORDER BY d.day)"
+        )
+
+    # Each mode's rows, then all modes' (PostgreSQL refuses a constant to group by).
+    every = per(f"'{ALL}'", "d.player_id")
+    return f"{per('t.mode', 'd.player_id, t.mode')} UNION ALL {every}", params * 2
 
 
 def _insert(player_ids: Sequence[int] | None) -> int:
@@ -186,8 +192,9 @@ def running_problems() -> list[str]:
         .iterator(chunk_size=5000)
     )
     for player, mode, day, *counts in tallies:
-        days = tallied[(player, mode)]
-        days[day] = [a + b for a, b in zip(days.get(day, [0] * 5), counts, strict=True)]
+        for kind in (mode, ALL):
+            days = tallied[(player, kind)]
+            days[day] = [a + b for a, b in zip(days.get(day, [0] * 5), counts, strict=True)]
     kept: dict[tuple[int, str], dict[datetime.date, tuple]] = defaultdict(dict)
     for player, mode, day, *counts in RunningTotal.objects.values_list(
         "player_id", "mode", "day", *COUNT_FIELDS

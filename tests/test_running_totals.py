@@ -115,6 +115,13 @@ class TestRangeStandings:
             (D2, 2, 1, 0, 0, 3),
             (D3, 3, 1, 0, 1, 4),
         ]
+        # Beside each mode's rows, all modes' (what standings of every mode read).
+        every = RunningTotal.objects.filter(player__name="Ann", mode="all").order_by("day")
+        assert list(every.values_list("day", *COUNT_FIELDS)) == [
+            (D1, 1, 0, 0, 0, 0),
+            (D2, 3, 2, 0, 0, 3),
+            (D3, 5, 2, 0, 1, 4),
+        ]
 
     def test_an_undo_of_a_match_filed_on_an_earlier_day(self, league, host):
         other = make_table(host=host, players=["Ann", "Bob", "Fay"], name="C")
@@ -168,6 +175,14 @@ class TestIntegrity:
         assert integrity_problems() == [
             f"Player #{bob.player_id} at ranked tables up to {D2}: running totals say "
             f"(2, 0, 2, 0, 5), daily tallies say (2, 0, 2, 0, 4)"
+        ]
+
+    def test_a_damaged_row_of_all_modes_is_reported(self, league):
+        eve = RunningTotal.objects.get(player__name="Eve", mode="all", day=D3)
+        RunningTotal.objects.filter(pk=eve.pk).update(wins=1)
+        assert integrity_problems() == [
+            f"Player #{eve.player_id} at all tables up to {D3}: running totals say "
+            f"(2, 1, 0, 0, 0), daily tallies say (2, 0, 0, 0, 0)"
         ]
 
     def test_a_missing_day_is_reported(self, league):
