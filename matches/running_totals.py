@@ -9,12 +9,12 @@ read joins the two rows its correlated subqueries find, the filing's insert copi
 before its day, and the rebuild adds the tallies up with a window; the ORM spells none of
 these."""
 
-import bisect
 import datetime
 from collections import defaultdict
 from collections.abc import Sequence
 
 from django.db import connection
+from django.db.models import Sum
 
 from .models import DailyTally, Player, RunningTotal, Seat, Table
 from .scoring import COUNT_FIELDS, place_counts
@@ -181,41 +181,37 @@ def running_rebuild() -> int:
     return _insert(None)
 
 
+def _tallied() -> dict[tuple[int, str], dict[datetime.date, tuple]]:
+    """Each player's daily tallies added up per mode and day, and over all modes per day."""
+    sums = {field: Sum(field) for field in COUNT_FIELDS}
+    tallied: dict[tuple[int, str], dict[datetime.date, tuple]] = defaultdict(dict)
+    per_mode = DailyTally.objects.values_list("player_id", "table__mode", "day").annotate(**sums)
+    for player, mode, day, *counts in per_mode.order_by():
+        tallied[(player, mode)][day] = tuple(counts)
+    every = DailyTally.objects.values_list("player_id", "day").annotate(**sums)
+    for player, day, *counts in every.order_by():
+        tallied[(player, ALL)][day] = tuple(counts)
+    return tallied
+
+
 def running_problems() -> list[str]:
     """Days on which a player's running total (the latest row on or before the day) differs
     from their daily tallies added up to that day: checked on every day with a row or with
     a tally, which are the only days either can change."""
-    tallied: dict[tuple[int, str], dict[datetime.date, list[int]]] = defaultdict(dict)
-    tallies = (
-        DailyTally.objects.values_list("player_id", "table__mode", "day", *COUNT_FIELDS)
-        .order_by("player_id", "table__mode", "day")
-        .iterator(chunk_size=5000)
-    )
-    for player, mode, day, *counts in tallies:
-        for kind in (mode, ALL):
-            days = tallied[(player, kind)]
-            days[day] = [a + b for a, b in zip(days.get(day, [0] * 5), counts, strict=True)]
+    tallied = _tallied()
     kept: dict[tuple[int, str], dict[datetime.date, tuple]] = defaultdict(dict)
-    for player, mode, day, *counts in RunningTotal.objects.values_list(
-        "player_id", "mode", "day", *COUNT_FIELDS
-    ).iterator(chunk_size=5000):
+    rows = RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS)
+    for player, mode, day, *counts in rows.iterator(chunk_size=5000):
         kept[(player, mode)][day] = tuple(counts)
-
-    def upto(steps: dict[datetime.date, tuple], days: list, day: datetime.date) -> tuple:
-        index = bisect.bisect_right(days, day)
-        return steps[days[index - 1]] if index else (0,) * len(COUNT_FIELDS)
-
+    zero = (0,) * len(COUNT_FIELDS)
     problems = []
     for player, mode in sorted(set(tallied) | set(kept)):
-        actual: dict[datetime.date, tuple] = {}
-        total = [0] * len(COUNT_FIELDS)
-        for day in sorted(tallied.get((player, mode), {})):
-            total = [a + b for a, b in zip(total, tallied[(player, mode)][day], strict=True)]
-            actual[day] = tuple(total)
-        rows = kept.get((player, mode), {})
-        actual_days, kept_days = sorted(actual), sorted(rows)
-        for day in sorted(set(actual) | set(rows)):
-            says, should = upto(rows, kept_days, day), upto(actual, actual_days, day)
+        days, steps = tallied.get((player, mode), {}), kept.get((player, mode), {})
+        should = says = zero
+        for day in sorted(days.keys() | steps.keys()):
+            if day in days:
+                should = tuple(a + b for a, b in zip(should, days[day], strict=True))
+            says = steps.get(day, says)
             if says != should:
                 problems.append(
                     f"Player #{player} at {mode} tables up to {day}: running totals say "
