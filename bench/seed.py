@@ -1,6 +1,6 @@
 """A realistic league, written with bulk inserts: players, tables, filed matches of 3 to 10
-players with their seats, taps, daily tallies and all-time totals; then every rating,
-computed as rebuild_ratings does."""
+players with their seats, taps, daily tallies and all-time totals; then every rating (and the
+aggregates kept beside them), computed as rebuild_ratings does."""
 
 import datetime
 import random
@@ -16,6 +16,7 @@ from matches.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
 from matches.nights import nights_rebuild
 from matches.ratings import ratings_rebuild
+from matches.running_totals import running_rebuild
 from matches.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
@@ -86,6 +87,7 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
     ratings_rebuild()
     pairs_rebuild()
     nights_rebuild()
+    running_rebuild()
     return host, people
 
 

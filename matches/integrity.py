@@ -19,6 +19,7 @@ from .head_to_head import pair_problems
 from .limits import MAX_PLAYERS, MIN_PLAYERS
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Tap, clean_name, name_key
 from .nights import night_problems
+from .running_totals import running_problems
 from .scoring import COUNT_FIELDS, count_sum
 
 
@@ -32,6 +33,7 @@ def integrity_problems() -> list[str]:
         *player_name_problems(),
         *pair_problems(),
         *night_problems(),
+        *running_problems(),
     ]
 
 

@@ -400,6 +400,46 @@ class AllTimeTotal(Counts):
         return f"{self.player} @ {self.table}"
 
 
+class RunningTotal(models.Model):
+    """A player's filed results at tables of one mode (or of all: ALL_MODES) over every day
+    up to and including this one (see running_totals.py): standings over any date range
+    subtract two of these per player, however many days the range holds."""
+
+    # Kept beside each mode's rows: standings of every mode, the usual read, step along
+    # one row per player instead of adding up two.
+    ALL_MODES = "all"
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    mode = models.CharField(
+        _("mode"), max_length=20, choices=[*Table.Mode.choices, (ALL_MODES, _("all modes"))]
+    )
+    day = models.DateField(_("day"))
+    played = models.PositiveIntegerField(_("played"), default=0)
+    wins = models.PositiveIntegerField(_("wins"), default=0)
+    seconds = models.PositiveIntegerField(_("2nds"), default=0)
+    thirds = models.PositiveIntegerField(_("3rds"), default=0)
+    points = models.PositiveIntegerField(_("points"), default=0)
+
+    class Meta:
+        verbose_name = _("running total")
+        verbose_name_plural = _("running totals")
+        # The unique (player, mode, day) is the index a range read seeks along: the latest
+        # row on or before a day is one step back from it. No index of its own on player.
+        constraints = [
+            *Counts.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
+            models.CheckConstraint(
+                condition=Q(mode__in=["winner_takes_all", "ranked", "all"]),
+                name="running_total_mode",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.mode} to {self.day}"
+
+
 class StandingsStamp(models.Model):
     """One row: a stamp that changes whenever any standings change (a match filed or
     unfiled), so standings can be cached and revalidated. The epoch changes on a restore."""

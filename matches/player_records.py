@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, nights, ratings
+from . import head_to_head, nights, ratings, running_totals
 from .models import (
     AllTimeTotal,
     DailyTally,
@@ -120,6 +120,7 @@ def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Play
     ratings.ratings_merged(keep=keep, dropped_id=drop.pk)
     head_to_head.pairs_refresh(player_ids=[keep.pk, drop.pk])
     nights.nights_refresh(player_ids=[keep.pk, drop.pk])
+    running_totals.running_refresh(player_ids=[keep.pk, drop.pk])
     drop.delete()
     return keep
 

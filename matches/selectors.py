@@ -11,7 +11,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
-from . import ratings, tonight
+from . import ratings, running_totals, tonight
 from .models import (
     AllTimeTotal,
     DailyTally,
@@ -466,11 +466,16 @@ def standings(
     mode: str | None = None,
     wins_only: bool = False,
 ) -> list[StandingRow]:
-    """League standings over filed matches, summed in one aggregate query over the tallies.
+    """League standings over filed matches: a date range from the running totals (one
+    query), otherwise summed over the all-time totals, or a table's daily tallies.
 
     Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
     matches only (wins_only) rank by wins, then fewer played: that mode keeps no points."""
-    # The all-time totals answer without dates; the daily tallies answer a date range.
+    if (date_from or date_to) and table_id is None:
+        # Two rows per player and mode, however long the range (running_totals.py).
+        rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
+        return rank_standings(rows, wins_only=wins_only)
+    # The all-time totals answer without dates; one table's few daily tallies its range.
     source = DailyTally if date_from or date_to else AllTimeTotal
     where = _tally_filter(table_id, date_from, date_to)
     if mode:

@@ -16,7 +16,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, nights, ratings, selectors, table_filings, tonight
+from . import head_to_head, nights, ratings, running_totals, selectors, table_filings, tonight
 from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from .models import (
     AllTimeTotal,
@@ -213,8 +213,8 @@ def standings_changed() -> None:
 
 def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     """Add a filed match to the standings counts (sign 1), or take it back (sign -1): the
-    day's tally for date ranges and the all-time total. What each place is worth is
-    scoring's to say."""
+    day's tally, the all-time total and the running totals that date ranges read. What
+    each place is worth is scoring's to say."""
     worth = {seat.player_id: place_counts(table.mode, seat.place) for seat in seats}
     changes = {
         field: F(field)
@@ -229,8 +229,10 @@ def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign
         if any(getattr(counts, field) for counts in worth.values())
     }
     standings_changed()
+    day = timezone.localdate(match.filed_at)
+    running_totals.running_file(day=day, mode=table.mode, seats=seats, sign=sign)
     for model, where in (
-        (DailyTally, {"day": timezone.localdate(match.filed_at)}),
+        (DailyTally, {"day": day}),
         (AllTimeTotal, {}),
     ):
         if sign > 0:

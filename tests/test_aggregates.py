@@ -253,7 +253,10 @@ class TestHeadToHeadPairs:
         RatingChange.objects.update(number=99)
         out = StringIO()
         call_command("rebuild_ratings", stdout=out)
-        assert "2 filed matches; 10 head-to-head pairs and 4 players' nights" in out.getvalue()
+        assert (
+            "2 filed matches; 10 head-to-head pairs, 4 players' nights and 8 running totals"
+            in out.getvalue()
+        )
         assert_aggregates_add_up()
 
 

@@ -203,6 +203,7 @@ class TestQueryCounts:
         # the players' names: the same however long the season; then no first-host check.
         with django_assert_num_queries(3):
             assert client.get(reverse("matches:api_standings")).status_code == 200
+        # A date range: the league stamp and one read of the running totals with the names.
         with django_assert_num_queries(2):
             assert (
                 client.get(

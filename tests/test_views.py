@@ -753,8 +753,10 @@ KEPT_TAP_QUERIES = TAP_QUERIES - 2
 # match of that number had (1), opens the next match and seats (2); the crowning also rates
 # the match (is any match filed later, the players' ratings, their rating changes, their new
 # ratings: 4) and counts it in the head-to-head pairs and the players' nights (one upsert
-# each: 2). The board is built from the rows written, with no more reads than a plain tap.
-CROWNING_QUERIES = 27
+# each: 2) and in the players' running totals (the rows from its day on, then the day's row
+# for a player without one: 2). The board is built from the rows written, with no more
+# reads than a plain tap.
+CROWNING_QUERIES = 29
 # A retried tap: its transaction bumps the version, reads the match and seats, finds the
 # player out, looks the key up and rolls back (savepoint, rollback and release under test:
 # 6); the replay reads the match's table (1); then the board from one snapshot, as any read
