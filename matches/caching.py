@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.translation import get_language
 
@@ -53,9 +54,26 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
+# The night now, while it lasts: (time zone, its start, the next night's start, its name).
+_this_night: tuple | None = None
+
+
 def _night(now: datetime.datetime | None = None) -> str:
     # Tonight's totals start afresh at noon with no write on the table: the tag moves too.
-    return tonight.night_start(now).strftime("n%Y%m%d")
+    # A poll asks up to three times; working out local noon each time was a twentieth of a
+    # 304's time, so the night is kept until the next one starts (checked against now).
+    global _this_night
+    now = now or timezone.now()
+    zone = timezone.get_current_timezone()
+    kept = _this_night
+    if kept is not None and kept[0] is zone and kept[1] <= now < kept[2]:
+        return kept[3]
+    start = tonight.night_start(now)
+    # Noon the next day, local time, whatever a clock change did in between.
+    end = tonight.night_start(start + datetime.timedelta(hours=36))
+    name = start.strftime("n%Y%m%d")
+    _this_night = (zone, start, end, name)
+    return name
 
 
 def stamp(request: HttpRequest, table_id: int) -> Table | None:
