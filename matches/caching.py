@@ -1,6 +1,7 @@
 """Conditional requests and cached renderings. Every ETag and cache key is built the same way,
 from its parts; a page that polls answers 304 until what it shows has changed."""
 
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -193,6 +194,7 @@ class _Kept:
         self.size = size
         self.items: OrderedDict[tuple, Any] = OrderedDict()
         self.lock = threading.Lock()
+        self.fills: dict[tuple, list] = {}  # key: [its lock, threads holding or wanting it]
 
     def get(self, key: tuple) -> Any:
         with self.lock:
@@ -212,6 +214,22 @@ class _Kept:
         with self.lock:
             self.items.clear()
 
+    @contextlib.contextmanager
+    def filling(self, key: tuple):
+        """Held while one thread makes what key names: another thread filling the same key
+        waits here, then finds it kept. Each key's lock lives while someone holds or wants it."""
+        with self.lock:
+            entry = self.fills.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self.lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self.fills[key]
+
 
 KEPT_RENDERINGS = 512
 kept = _Kept(KEPT_RENDERINGS)
@@ -227,6 +245,26 @@ def _read_key(kind: tuple, table: Table, night: str) -> tuple:
         *_league(kind[0], table),
         night,
     )
+
+
+def _snapshot(
+    table_id: int, read: Callable, table: Table, kind: tuple, night: str, keep: bool
+) -> selectors.Snapshot:
+    """read(table) from one state, kept for every rendering of it (the other language, the
+    fragment or the page), read by one thread at a time per key."""
+    read_key = _read_key(kind, table, night)
+    snapshot = kept.get(read_key) if keep else None
+    if snapshot is not None:
+        return snapshot
+    with kept.filling(read_key) if keep else contextlib.nullcontext():
+        snapshot = kept.get(read_key) if keep else None
+        if snapshot is None:
+            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+            if snapshot is None:
+                raise Http404
+            if keep:  # only once proved whole: keyed on the version it was read at
+                kept.put(_read_key(kind, snapshot.table, night), snapshot)
+    return snapshot
 
 
 def table_response(
@@ -259,21 +297,21 @@ def table_response(
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)
-    if keep and (item := kept.get(key)) is not None:
+    item = kept.get(key) if keep else None
+    if item is None:
+        # The first polls after a change all miss at once: one thread (gthread) reads and
+        # renders while the others wanting the same key wait for it, instead of each doing it.
+        with kept.filling(key) if keep else contextlib.nullcontext():
+            item = kept.get(key) if keep else None
+            if item is None:
+                snapshot = _snapshot(table_id, read, table, kind, night, keep)
+                table = snapshot.table
+                response = render(snapshot)
+                if keep and response.status_code == 200:
+                    key = (_tag(kind[0], table, variant), path)
+                    kept.put(key, (response.content, response["Content-Type"]))
+    if item is not None:
         response = HttpResponse(item[0], content_type=item[1])
-    else:
-        snapshot = kept.get(_read_key(kind, table, night)) if keep else None
-        if snapshot is None:
-            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
-            if snapshot is None:
-                raise Http404
-            if keep:  # only once proved whole: keyed on the version it was read at
-                kept.put(_read_key(kind, snapshot.table, night), snapshot)
-        table = snapshot.table
-        response = render(snapshot)
-        if keep and response.status_code == 200:
-            key = (_tag(kind[0], table, variant), path)
-            kept.put(key, (response.content, response["Content-Type"]))
     if tagged:
         response["ETag"] = key[0]
     return response

@@ -4,6 +4,8 @@ switcher needs no token; the first-host check costs nothing once a host exists."
 
 import datetime
 import re
+import threading
+import time
 import uuid
 
 import pytest
@@ -11,6 +13,7 @@ from csp.constants import SELF
 from csp.utils import build_policy
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
@@ -385,3 +388,59 @@ class TestThePollsOwnWork:
         assert caching._night(noon + datetime.timedelta(hours=24)) == "n20260329"
         with timezone.override("America/New_York"):
             assert caching._night(after) == "n20260327"  # 08:00 in New York
+
+
+class TestOneFillPerKey:
+    def test_a_second_thread_waits_for_the_first_and_finds_it_kept(self):
+        kept = caching._Kept(8)
+        started, made = threading.Event(), []
+
+        def fill(name: str) -> None:
+            with kept.filling(("k",)):
+                if kept.get(("k",)) is None:
+                    started.set()
+                    time.sleep(0.2)  # the second thread asks meanwhile
+                    made.append(name)
+                    kept.put(("k",), name)
+
+        first = threading.Thread(target=fill, args=["first"])
+        first.start()
+        started.wait(5)
+        second = threading.Thread(target=fill, args=["second"])
+        second.start()
+        first.join(5)
+        second.join(5)
+        assert made == ["first"] and kept.get(("k",)) == "first"
+        assert kept.fills == {}  # nothing left behind
+
+    @pytest.mark.django_db(transaction=True)
+    def test_polls_missing_together_read_and_render_once(self, monkeypatch):
+        make_host()
+        table = make_table()
+        tap(table, "Ben")
+        from matches import selectors
+
+        caching.kept.clear()
+        read, reads = selectors.table_snapshot, []
+
+        def slow_read(**kwargs):
+            reads.append(kwargs["table_id"])
+            time.sleep(0.3)  # long enough for every other poll to arrive meanwhile
+            return read(**kwargs)
+
+        monkeypatch.setattr(selectors, "table_snapshot", slow_read)
+        url = reverse("matches:tv", args=[table.pk])
+        answers = []
+
+        def poll() -> None:
+            answers.append(Client().get(url, **HTMX))
+            connection.close()  # this thread's own connection
+
+        threads = [threading.Thread(target=poll) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert reads == [table.pk]
+        assert [answer.status_code for answer in answers] == [200] * 4
+        assert len({(answer.content, answer["ETag"]) for answer in answers}) == 1
