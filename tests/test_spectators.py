@@ -322,7 +322,8 @@ class TestThePollsOwnWork:
         directives = {**settings.CONTENT_SECURITY_POLICY["DIRECTIVES"], "img-src": [SELF]}
         with override_settings(CONTENT_SECURITY_POLICY={"DIRECTIVES": directives}):
             changed = client.get(url)["Content-Security-Policy"]
-            assert changed == build_policy() and "img-src 'self';" in changed
+            assert changed == build_policy()
+            assert "img-src 'self'" in [part.strip() for part in changed.split(";")]
         assert client.get(url)["Content-Security-Policy"] == build_policy()
         assert "data:" in build_policy()
 
