@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "matches.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "matches.middleware.FirstHostMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.

@@ -205,14 +205,15 @@ def spectator_loop(
 class Server:
     running: list["Server"] = []
 
-    def __init__(self, env: dict, workers: int) -> None:
+    def __init__(self, env: dict, workers: int, options: tuple[str, ...] = ()) -> None:
         self.env, self.workers, self.port = env, workers, free_port()
+        self.options = options  # more gunicorn flags; its settings are gunicorn.conf.py's
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         self.process = subprocess.Popen(
             [GUNICORN, "brag_tables.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers",
-             str(self.workers), "--log-level", "warning"],
+             str(self.workers), "--log-level", "warning", *self.options],
             cwd=ROOT, env=self.env, start_new_session=True,
         )  # fmt: skip
         Server.running.append(self)
@@ -389,6 +390,11 @@ def main() -> int:
         "--spectator-capacity",
         action="store_true",
         help="instead: how many spectators one worker holds (loadtest/spectators.py)",
+    )
+    parser.add_argument(
+        "--close-connections",
+        action="store_true",
+        help="spectator mode on the sync worker, a new connection per poll (as before gthread)",
     )
     args = parser.parse_args()
     if args.two_servers:

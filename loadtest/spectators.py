@@ -1,8 +1,15 @@
 """make loadtest's spectator mode: how many spectators, each polling every 3 s as htmx and
-our script do (conditional GETs with If-None-Match), one gunicorn sync worker holds with p95
-under 50 ms, while a host taps the table every few seconds.
+our script do (conditional GETs with If-None-Match), one gunicorn worker process holds with
+p95 under 50 ms, while a host taps the table every few seconds.
 
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
+                           [--close-connections]
+
+The worker runs as gunicorn.conf.py says (gthread, connections kept alive), and each
+spectator keeps its connection between polls as a browser does (and sends a GET again on a
+new one if the server closed the kept one just then); --close-connections instead runs the
+sync worker with a new connection per poll, as this test did before. The worker's CPU per
+answer status comes from loadtest/worker_probe.py.
 
 Spectators mix the board fragment of the table page, the TV board's fragment and the JSON,
 one in five in Portuguese. The load rises in steps (each spectator polls every 3 s, starting
@@ -14,16 +21,19 @@ behind schedule is reported: a late client would understate the load). Traffic g
 
 import asyncio
 import http.client
+import json
 import os
 import random
 import re
 import socket
 import statistics
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 POLL_SECONDS = 3.0
 P95_LIMIT_MS = 50.0
@@ -62,9 +72,12 @@ class Step:
 
 
 class Spectator:
-    """What one viewer's page polls, and the tag it holds."""
+    """What one viewer's page polls, the tag it holds and, as a browser does, the connection
+    it keeps open between polls (browsers keep an HTTP/1.1 connection for minutes; gunicorn
+    keeps it for gunicorn.conf.py's keepalive, longer than the poll). With keep_alive False
+    every poll opens a new connection and asks the server to close it."""
 
-    def __init__(self, table_id: int, rng: random.Random) -> None:
+    def __init__(self, table_id: int, rng: random.Random, keep_alive: bool = True) -> None:
         kind = rng.choices(["board", "tv", "json"], weights=[5, 2, 3])[0]
         path = {
             "board": f"/tables/{table_id}/",
@@ -76,24 +89,78 @@ class Spectator:
             self.head += "HX-Request: true\r\n"
         if rng.random() < 0.2:
             self.head += "Accept-Language: pt-PT,pt;q=0.9\r\n"
+        self.keep_alive = keep_alive
         self.tag = ""
+        self.busy = False
+        self.connection: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
 
     def request(self) -> bytes:
         extra = f"If-None-Match: {self.tag}\r\n" if self.tag else ""
-        return (self.head + extra + "Connection: close\r\n\r\n").encode()
+        close = "" if self.keep_alive else "Connection: close\r\n"
+        return (self.head + extra + close + "\r\n").encode()
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection[1].close()
+            self.connection = None
 
 
 ETAG = re.compile(rb"\r\nETag: ([^\r\n]+)", re.I)
+CONTENT_LENGTH = re.compile(rb"\r\nContent-Length: *(\d+)", re.I)
+CONNECTION_CLOSE = re.compile(rb"\r\nConnection: *close", re.I)
+
+
+async def exchange(port: int, spectator: Spectator) -> bytes:
+    """One request and its whole answer (head and body), over the spectator's connection."""
+    if spectator.busy:
+        # The last poll is still waiting for its answer: a browser opens a second connection.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            return await _answer(reader, writer, spectator.request())
+        finally:
+            writer.close()
+    if spectator.connection is None:
+        spectator.connection = await asyncio.open_connection("127.0.0.1", port)
+    spectator.busy = True
+    try:
+        data = await _answer(*spectator.connection, spectator.request())
+    finally:
+        spectator.busy = False
+    if not spectator.keep_alive or CONNECTION_CLOSE.search(data) or not CONTENT_LENGTH.search(data):
+        spectator.close()
+    return data
+
+
+async def _answer(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> bytes:
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head[9:12]) if head[:5] == b"HTTP/" else 0
+    length = CONTENT_LENGTH.search(head)
+    if status == 304:
+        body = b""
+    elif length is not None:
+        body = await reader.readexactly(int(length.group(1)))
+    else:
+        body = await reader.read()  # no length: the body runs to the end of the connection
+    return head + body
 
 
 async def poll(port: int, spectator: Spectator, step: Step, measured: bool) -> None:
     started = time.perf_counter()
     try:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        writer.write(spectator.request())
-        data = await reader.read()  # a sync worker closes the connection after each answer
-        writer.close()
-    except OSError as error:
+        try:
+            data = await exchange(port, spectator)
+        except (OSError, asyncio.IncompleteReadError):
+            if spectator.connection is None:
+                raise
+            # The server closed the kept connection as we reused it (its keepalive ran out):
+            # a browser sends an idempotent GET again on a new one, and so do we (timed).
+            spectator.close()
+            data = await exchange(port, spectator)
+    except (OSError, asyncio.IncompleteReadError) as error:
+        spectator.close()
         step.errors.append(repr(error))
         return
     status = int(data[9:12]) if data[:5] == b"HTTP/" else 0
@@ -106,13 +173,15 @@ async def poll(port: int, spectator: Spectator, step: Step, measured: bool) -> N
         spectator.tag = tag.group(1).decode()
 
 
-async def run_step(port: int, table_id: int, count: int, seconds: float, seed: int) -> Step:
+async def run_step(
+    port: int, table_id: int, count: int, seconds: float, seed: int, keep_alive: bool = True
+) -> Step:
     """count spectators polling every POLL_SECONDS for seconds, each starting at a random
     moment of the first period (as viewers arriving over time). That first poll of each is
     not timed: it fetches the page a viewer then holds the tag of; the steady state is."""
     rng = random.Random(seed)
     step = Step(count)
-    viewers = [Spectator(table_id, rng) for _ in range(count)]
+    viewers = [Spectator(table_id, rng, keep_alive) for _ in range(count)]
     loop = asyncio.get_running_loop()
     start = loop.time() + 0.2
     # Every poll of the step, in time order: (when, viewer).
@@ -133,6 +202,8 @@ async def run_step(port: int, table_id: int, count: int, seconds: float, seed: i
         task.add_done_callback(tasks.discard)
     if tasks:
         await asyncio.wait(tasks, timeout=30)
+    for spectator in viewers:
+        spectator.close()
     return step
 
 
@@ -195,6 +266,27 @@ def worker_cpu(master: int) -> float:
     return total
 
 
+def probe_totals(path: str, since: dict | None = None) -> dict | str:
+    """The worker's requests and CPU per answer status (loadtest/worker_probe.py); with
+    since, what changed since then, as "200 1.23 ms x 400, 304 ...". The file is written
+    every half second: wait for one more write so the step's last answers are in it."""
+    time.sleep(0.6)
+    try:
+        with open(path) as file:
+            totals = json.load(file)
+    except (OSError, ValueError):
+        totals = {}
+    if since is None:
+        return totals
+    parts = []
+    for status, (count, spent) in sorted(totals.items()):
+        count -= since.get(status, [0, 0.0])[0]
+        spent -= since.get(status, [0, 0.0])[1]
+        if count:
+            parts.append(f"{status} {spent * 1000 / count:.2f} ms x {count}")
+    return ", ".join(parts) or "no probe"
+
+
 def seed_table(matches: int) -> int:
     """A table of eight with some history (recent matches, tonight's totals to show)."""
     from django.contrib.auth import get_user_model
@@ -231,13 +323,23 @@ def main(args, env: dict) -> int:
 
     cookies, csrf = host_cookies()
     table_id = seed_table(matches=20)
-    server = Server(env, workers=1)
+    probe = os.path.join(tempfile.mkdtemp(prefix="brag-probe-"), "cpu.json")
+    options = ["--config", str(Path(__file__).with_name("worker_probe.py"))]
+    if args.close_connections:
+        options += ["--worker-class", "sync"]  # the sync worker closes after every answer
+    server = Server({**env, "BRAG_PROBE_FILE": probe}, workers=1, options=tuple(options))
     server.port = free_port_in_range()
     server.start()
     levels = SHORT_LEVELS if args.short else LEVELS
     seconds = 6.0 if args.short else 15.0
+    keep_alive = not args.close_connections
+    worker = (
+        "one gunicorn sync worker (a new connection per poll)"
+        if args.close_connections
+        else "one gunicorn gthread worker process (gunicorn.conf.py; connections kept alive)"
+    )
     print(
-        f"Spectators on {connection.vendor}: one gunicorn sync worker on 127.0.0.1:{server.port}, "
+        f"Spectators on {connection.vendor}: {worker} on 127.0.0.1:{server.port}, "
         f"each spectator polls every {POLL_SECONDS:.0f} s (board 50%, TV 20%, JSON 30%), "
         f"a tap every {TAP_SECONDS:.0f} s, {seconds:.0f} s per step"
     )
@@ -247,12 +349,14 @@ def main(args, env: dict) -> int:
     print(f"  load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     try:
         # Warm the worker (imports, templates, connections) before timing.
-        asyncio.run(run_step(server.port, table_id, 50, POLL_SECONDS * 2, seed=0))
+        asyncio.run(run_step(server.port, table_id, 50, POLL_SECONDS * 2, 0, keep_alive))
         for level in levels:
             cpu, served = time.process_time(), worker_cpu(server.process.pid)
-            step = asyncio.run(run_step(server.port, table_id, level, seconds, seed=level))
+            by_status = probe_totals(probe)
+            step = asyncio.run(run_step(server.port, table_id, level, seconds, level, keep_alive))
             cpu = (time.process_time() - cpu) / (seconds + POLL_SECONDS)
             served = worker_cpu(server.process.pid) - served
+            by_status = probe_totals(probe, since=by_status)
             # Every poll of the step, the untimed first ones included, and the host's requests.
             per_request = served * 1000 / max(1, level * (1 + int(seconds / POLL_SECONDS)))
             costs.append(per_request)
@@ -261,7 +365,7 @@ def main(args, env: dict) -> int:
                 f"  {level:5d} spectators: {len(step.latencies) / seconds:6.0f} req/s, "
                 f"p50 {statistics.median(step.latencies):5.1f} ms, p95 {step.p95():6.1f} ms, "
                 f"max {max(step.latencies):6.1f} ms; {answers}; "
-                f"worker CPU {per_request:.2f} ms/request; "
+                f"worker CPU {per_request:.2f} ms/request ({by_status}); "
                 f"client lag p95 {step.p95(step.lags):4.1f} ms, client CPU {cpu:.0%}"
                 + (f"; errors {len(step.errors)}: {step.errors[0]}" if step.errors else "")
             )

@@ -1,6 +1,7 @@
 """Conditional requests and cached renderings. Every ETag and cache key is built the same way,
 from its parts; a page that polls answers 304 until what it shows has changed."""
 
+import contextlib
 import copy
 import datetime
 import hashlib
@@ -14,6 +15,7 @@ from django.contrib import messages
 from django.core.cache import cache
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import get_template
+from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
@@ -54,9 +56,26 @@ def rendering(request: HttpRequest) -> tuple[int, str]:
     return int(bool(request.htmx)), get_language()
 
 
+# The night now, while it lasts: (time zone, its start, the next night's start, its name).
+_this_night: tuple | None = None
+
+
 def _night(now: datetime.datetime | None = None) -> str:
     # Tonight's totals start afresh at noon with no write on the table: the tag moves too.
-    return tonight.night_start(now).strftime("n%Y%m%d")
+    # A poll asks up to three times; working out local noon each time was a twentieth of a
+    # 304's time, so the night is kept until the next one starts (checked against now).
+    global _this_night
+    now = now or timezone.now()
+    zone = timezone.get_current_timezone()
+    kept = _this_night
+    if kept is not None and kept[0] is zone and kept[1] <= now < kept[2]:
+        return kept[3]
+    start = tonight.night_start(now)
+    # Noon the next day, local time, whatever a clock change did in between.
+    end = tonight.night_start(start + datetime.timedelta(hours=36))
+    name = start.strftime("n%Y%m%d")
+    _this_night = (zone, start, end, name)
+    return name
 
 
 def stamp(request: HttpRequest, table_id: int) -> Table | None:
@@ -211,6 +230,26 @@ def _read_key(kind: tuple, table: Table, night: str) -> tuple:
     )
 
 
+def _snapshot(
+    table_id: int, read: Callable, table: Table, kind: tuple, night: str, keep: bool
+) -> selectors.Snapshot:
+    """read(table) from one state, kept for every rendering of it (the other language, the
+    fragment or the page), read by one thread at a time per key."""
+    read_key = _read_key(kind, table, night)
+    snapshot = kept.get(read_key) if keep else None
+    if snapshot is not None:
+        return snapshot
+    with kept.filling(read_key) if keep else contextlib.nullcontext():
+        snapshot = kept.get(read_key) if keep else None
+        if snapshot is None:
+            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+            if snapshot is None:
+                raise Http404
+            if keep:  # only once proved whole: keyed on the version it was read at
+                kept.put(_read_key(kind, snapshot.table, night), snapshot)
+    return snapshot
+
+
 def table_response(
     request: HttpRequest,
     table_id: int,
@@ -241,21 +280,21 @@ def table_response(
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
     key = (_tag(kind[0], table, variant), path)
-    if keep and (item := kept.get(key)) is not None:
+    item = kept.get(key) if keep else None
+    if item is None:
+        # The first polls after a change all miss at once: one thread (gthread) reads and
+        # renders while the others wanting the same key wait for it, instead of each doing it.
+        with kept.filling(key) if keep else contextlib.nullcontext():
+            item = kept.get(key) if keep else None
+            if item is None:
+                snapshot = _snapshot(table_id, read, table, kind, night, keep)
+                table = snapshot.table
+                response = render(snapshot)
+                if keep and response.status_code == 200:
+                    key = (_tag(kind[0], table, variant), path)
+                    kept.put(key, (response.content, response["Content-Type"]))
+    if item is not None:
         response = HttpResponse(item[0], content_type=item[1])
-    else:
-        snapshot = kept.get(_read_key(kind, table, night)) if keep else None
-        if snapshot is None:
-            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
-            if snapshot is None:
-                raise Http404
-            if keep:  # only once proved whole: keyed on the version it was read at
-                kept.put(_read_key(kind, snapshot.table, night), snapshot)
-        table = snapshot.table
-        response = render(snapshot)
-        if keep and response.status_code == 200:
-            key = (_tag(kind[0], table, variant), path)
-            kept.put(key, (response.content, response["Content-Type"]))
     if tagged:
         response["ETag"] = key[0]
     return response

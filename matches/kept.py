@@ -1,5 +1,6 @@
 """A small most-recently-used store, per process and thread-safe: kept renderings and reads."""
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -14,6 +15,7 @@ class Kept:
         self.size = size
         self.items: OrderedDict[tuple, Any] = OrderedDict()
         self.lock = threading.Lock()
+        self.fills: dict[tuple, list] = {}  # key: [its lock, threads holding or wanting it]
 
     def get(self, key: tuple) -> Any:
         with self.lock:
@@ -32,3 +34,19 @@ class Kept:
     def clear(self) -> None:
         with self.lock:
             self.items.clear()
+
+    @contextlib.contextmanager
+    def filling(self, key: tuple):
+        """Held while one thread makes what key names: another thread filling the same key
+        waits here, then finds it kept. Each key's lock lives while someone holds or wants it."""
+        with self.lock:
+            entry = self.fills.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self.lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self.fills[key]

@@ -2,12 +2,13 @@
 history: the table page and its polling stay cheap all season."""
 
 import datetime
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
 from django.utils.formats import number_format
 
@@ -62,7 +63,7 @@ _VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
 # The league's version comes too: the TV shows league ratings, which filings at other
 # tables change.
 _STAMPED_SQL = (
-    "SELECT t.*, s.epoch AS epoch, s.version AS league"
+    "SELECT {columns}, s.epoch AS epoch, s.version AS league"
     " FROM matches_table t LEFT JOIN matches_standingsstamp s ON s.id = 1 WHERE t.id = %s"
 )
 
@@ -75,14 +76,57 @@ def table_version(*, table_id: int) -> int | None:
     return None if row is None else row[0]
 
 
+@dataclass(frozen=True)
+class _RowReader:
+    """The stamped read's SQL and the table fields' converters, worked out once per database
+    connection: Table.objects.raw() did it on every call, which cost four times the query
+    (every spectator poll runs this read)."""
+
+    sql: str
+    attnames: list[str]
+    converters: list[tuple[int, Any, list]]  # (position, column, converters), as the ORM's
+
+    @classmethod
+    def build(cls, wrapper) -> "_RowReader":
+        fields = Table._meta.concrete_fields
+        columns = ", ".join(f"t.{wrapper.ops.quote_name(f.column)}" for f in fields)
+        converters = []
+        for position, model_field in enumerate(fields):
+            column = model_field.get_col("t")
+            found = wrapper.ops.get_db_converters(column) + model_field.get_db_converters(wrapper)
+            if found:
+                converters.append((position, column, found))
+        return cls(_STAMPED_SQL.format(columns=columns), [f.attname for f in fields], converters)
+
+    def table(self, wrapper, row: tuple) -> Table:
+        values = list(row[: len(self.attnames)])
+        for position, column, converters in self.converters:
+            for convert in converters:
+                values[position] = convert(values[position], column, wrapper)
+        table = Table.from_db(wrapper.alias, self.attnames, values)
+        table.epoch, table.league = row[len(self.attnames) :]
+        return table
+
+
+_row_readers: "weakref.WeakKeyDictionary[Any, _RowReader]" = weakref.WeakKeyDictionary()
+
+
 def stamped_table(*, table_id: int, lock: bool = False) -> Table | None:
-    """The table row with the restore epoch (table.epoch, as stored: its hex or a UUID), in
-    one indexed read; with lock, locked until the transaction ends (PostgreSQL; SQLite's
-    IMMEDIATE transaction already holds the write lock)."""
-    sql = _STAMPED_SQL
-    if lock and connection.features.has_select_for_update:
+    """The table row with the restore epoch (table.epoch, as stored: its hex or a UUID) and
+    the league's version (table.league), in one indexed read; with lock, locked until the
+    transaction ends (PostgreSQL; SQLite's IMMEDIATE transaction already holds the write
+    lock). The row comes as the ORM would build it (Table.from_db, its converters)."""
+    wrapper = connections[DEFAULT_DB_ALIAS]  # this thread's own connection
+    reader = _row_readers.get(wrapper)
+    if reader is None:
+        reader = _row_readers[wrapper] = _RowReader.build(wrapper)
+    sql = reader.sql
+    if lock and wrapper.features.has_select_for_update:
         sql += " FOR UPDATE OF t"
-    return next(iter(Table.objects.raw(sql, [table_id])), None)
+    with wrapper.cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        row = cursor.fetchone()
+    return None if row is None else reader.table(wrapper, row)
 
 
 def restore_epoch() -> str:

@@ -4,11 +4,18 @@ switcher needs no token; the first-host check costs nothing once a host exists."
 
 import datetime
 import re
+import threading
+import time
 import uuid
 
 import pytest
+from csp.constants import SELF
+from csp.utils import build_policy
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.test import Client
+from django.db import connection
+from django.http import HttpResponse
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from matches import caching
@@ -285,3 +292,157 @@ class TestFirstHostCheck:
         assert client.get(reverse("matches:home")).status_code == 200
         get_user_model().objects.all().delete()
         assert client.get(reverse("matches:home"))["Location"] == reverse("matches:setup")
+
+
+class TestThePollsOwnWork:
+    """What a poll costs is cut without changing what it answers."""
+
+    def test_a_spectators_304_has_exactly_these_headers(self, host, client):
+        table = make_table()
+        url = reverse("matches:table", args=[table.pk])
+        tag = client.get(url, **HTMX)["ETag"]
+        again = client.get(url, HTTP_IF_NONE_MATCH=tag, **HTMX)
+        assert again.status_code == 304 and again.content == b""
+        assert dict(again.headers) == {
+            "Content-Length": "0",
+            "ETag": tag,
+            "Cache-Control": "public, max-age=2",
+            "Vary": "HX-Request, Cookie, Accept-Language",
+            "Content-Language": "en",
+            "X-Frame-Options": "DENY",
+            "Content-Security-Policy": build_policy(),
+            "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "same-origin",
+            "Cross-Origin-Opener-Policy": "same-origin",
+        }
+
+    def test_the_csp_header_is_django_csps_and_follows_the_settings(self, host, client):
+        table = make_table()
+        url = reverse("matches:tv", args=[table.pk])
+        assert client.get(url)["Content-Security-Policy"] == build_policy()
+        directives = {**settings.CONTENT_SECURITY_POLICY["DIRECTIVES"], "img-src": [SELF]}
+        with override_settings(CONTENT_SECURITY_POLICY={"DIRECTIVES": directives}):
+            changed = client.get(url)["Content-Security-Policy"]
+            assert changed == build_policy()
+            assert "img-src 'self'" in [part.strip() for part in changed.split(";")]
+        assert client.get(url)["Content-Security-Policy"] == build_policy()
+        assert "data:" in build_policy()
+
+    def test_an_answer_with_its_own_policy_keeps_it(self, rf):
+        from matches.middleware import CSPMiddleware
+
+        def view(request):
+            response = HttpResponse("x")
+            response._csp_update = {"img-src": ["https://example.org"]}
+            return response
+
+        response = CSPMiddleware(view)(rf.get("/"))
+        assert response["Content-Security-Policy"] == build_policy(
+            update={"img-src": ["https://example.org"]}
+        )
+        assert "https://example.org" in response["Content-Security-Policy"]
+
+    def test_the_first_host_check_reverses_nothing_once_a_host_exists(
+        self, host, client, monkeypatch
+    ):
+        from matches import middleware
+
+        table = make_table()
+        url = reverse("matches:api_table", args=[table.pk])
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("reverse() on a poll")
+
+        monkeypatch.setattr(middleware, "reverse", refuse)
+        assert client.get(url).status_code == 200
+
+    def test_the_stamped_row_is_the_orms_row(self, host, django_assert_num_queries):
+        from matches import selectors
+        from matches.models import Table
+
+        table = make_table()
+        tap(table, "Ben")
+        with django_assert_num_queries(1):
+            row = selectors.stamped_table(table_id=table.pk)
+        stored = Table.objects.get(pk=table.pk)
+        fields = [f.attname for f in Table._meta.concrete_fields]
+        assert [getattr(row, name) for name in fields] == [getattr(stored, name) for name in fields]
+        assert row.created_at.tzinfo is not None and row.version == stored.version == 1
+        assert row._state.adding is False and row._state.db == "default"
+        stamp = StandingsStamp.objects.get(pk=1)
+        assert str(row.epoch).replace("-", "") == stamp.epoch.hex and row.league == stamp.version
+        assert selectors.stamped_table(table_id=table.pk + 1000) is None
+
+    def test_the_kept_night_changes_at_noon_and_with_the_time_zone(self, monkeypatch):
+        from django.utils import timezone
+
+        from matches import tonight
+
+        noon = timezone.make_aware(
+            datetime.datetime.combine(datetime.date(2026, 3, 28), tonight.NIGHT_STARTS)
+        )
+        before, after = noon - datetime.timedelta(seconds=1), noon
+        assert caching._night(before) == "n20260327"
+        assert caching._night(after) == "n20260328"
+        assert caching._night(before) == "n20260327"  # a clock set back: asked again
+        # The next night starts at noon local time across the clocks going forward (29 March).
+        assert caching._night(noon + datetime.timedelta(hours=23, minutes=59)) == "n20260328"
+        assert caching._night(noon + datetime.timedelta(hours=24)) == "n20260329"
+        with timezone.override("America/New_York"):
+            assert caching._night(after) == "n20260327"  # 08:00 in New York
+
+
+class TestOneFillPerKey:
+    def test_a_second_thread_waits_for_the_first_and_finds_it_kept(self):
+        kept = Kept(8)
+        started, made = threading.Event(), []
+
+        def fill(name: str) -> None:
+            with kept.filling(("k",)):
+                if kept.get(("k",)) is None:
+                    started.set()
+                    time.sleep(0.2)  # the second thread asks meanwhile
+                    made.append(name)
+                    kept.put(("k",), name)
+
+        first = threading.Thread(target=fill, args=["first"])
+        first.start()
+        started.wait(5)
+        second = threading.Thread(target=fill, args=["second"])
+        second.start()
+        first.join(5)
+        second.join(5)
+        assert made == ["first"] and kept.get(("k",)) == "first"
+        assert kept.fills == {}  # nothing left behind
+
+    @pytest.mark.django_db(transaction=True)
+    def test_polls_missing_together_read_and_render_once(self, monkeypatch):
+        make_host()
+        table = make_table()
+        tap(table, "Ben")
+        from matches import selectors
+
+        caching.kept.clear()
+        read, reads = selectors.table_snapshot, []
+
+        def slow_read(**kwargs):
+            reads.append(kwargs["table_id"])
+            time.sleep(0.3)  # long enough for every other poll to arrive meanwhile
+            return read(**kwargs)
+
+        monkeypatch.setattr(selectors, "table_snapshot", slow_read)
+        url = reverse("matches:tv", args=[table.pk])
+        answers = []
+
+        def poll() -> None:
+            answers.append(Client().get(url, **HTMX))
+            connection.close()  # this thread's own connection
+
+        threads = [threading.Thread(target=poll) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert reads == [table.pk]
+        assert [answer.status_code for answer in answers] == [200] * 4
+        assert len({(answer.content, answer["ETag"]) for answer in answers}) == 1
