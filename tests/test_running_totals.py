@@ -207,6 +207,25 @@ class TestIntegrity:
         )
         assert integrity_problems() == []
 
+    def test_a_rebuild_shows_in_cached_standings(self, league, client):
+        params = {"from": D1.isoformat(), "to": D3.isoformat()}
+        RunningTotal.objects.filter(player__name="Bob").update(played=F("played") + 5)
+        damaged = client.get(reverse("matches:api_standings"), params).json()["rows"]
+        assert {r["player"]: r["played"] for r in damaged}["Bob"] == 10
+        running_totals.running_rebuild()
+        rows = client.get(reverse("matches:api_standings"), params).json()["rows"]
+        assert {r["player"]: r["played"] for r in rows} == {
+            name: counts[0] for name, counts in recount(D1, D3).items()
+        }
+
+    def test_a_rebuild_that_fails_keeps_the_rows_it_had(self, league):
+        before = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        failing = mock.patch.object(running_totals, "_insert", side_effect=RuntimeError("boom"))
+        with failing, pytest.raises(RuntimeError):
+            running_totals.running_rebuild()
+        after = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        assert after == before
+
 
 def tally_sums(date_from, date_to, mode) -> dict[int, tuple[int, ...]]:
     """What the standings summed before the running totals: the daily tallies in range."""
