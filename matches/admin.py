@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from . import services
+from . import head_to_head, nights, running_totals, services
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 
 
@@ -133,6 +133,29 @@ class TableAdmin(StandingsShownAdmin):
         super().save_model(request, obj, form, change)
         if change:
             obj.refresh_from_db(fields=["version"])
+
+    # A deleted table takes its matches and tallies with it; what is kept per player across
+    # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left.
+    def delete_model(self, request, obj) -> None:
+        players = _players_tallied_at([obj.pk])
+        super().delete_model(request, obj)
+        _refresh_players(players)
+
+    def delete_queryset(self, request, queryset) -> None:
+        players = _players_tallied_at(list(queryset.values_list("pk", flat=True)))
+        super().delete_queryset(request, queryset)
+        _refresh_players(players)
+
+
+def _players_tallied_at(table_ids: list[int]) -> list[int]:
+    tallies = DailyTally.objects.filter(table_id__in=table_ids)
+    return list(tallies.values_list("player_id", flat=True).distinct().order_by())
+
+
+def _refresh_players(player_ids: list[int]) -> None:
+    head_to_head.pairs_refresh(player_ids=player_ids)
+    nights.nights_refresh(player_ids=player_ids)
+    running_totals.running_refresh(player_ids=player_ids)
 
 
 @admin.register(Match)

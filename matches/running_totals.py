@@ -13,7 +13,7 @@ import datetime
 from collections import defaultdict
 from collections.abc import Sequence
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Sum
 
 from .models import DailyTally, Player, RunningTotal, Seat, Table
@@ -175,8 +175,15 @@ def running_refresh(*, player_ids: Sequence[int]) -> None:
     _insert(player_ids)
 
 
+@transaction.atomic
 def running_rebuild() -> int:
     """Count every running total afresh from the daily tallies; returns the number of rows."""
+    # Under the league-wide lock, and moving the stamp: standings cached from the rows this
+    # replaces (damaged, as check_integrity found them) must not be served again, and no
+    # date range may read the table emptied before it is filled.
+    from .services import standings_changed  # services imports this module
+
+    standings_changed()
     RunningTotal.objects.all().delete()
     return _insert(None)
 

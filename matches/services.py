@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -338,11 +338,30 @@ def match_eliminate(
 # epoch and the standings stamp's version come back with the row (as selectors.stamped_table
 # reads them): the tag of the state this write leaves needs no read of its own, and a plain
 # tap finds what the table has filed as this process last read it (table_filings).
+# On PostgreSQL the subqueries read the statement's snapshot: an UPDATE that waited for the
+# row's lock (a rename or a crowning at this table ahead of it) returns the row as that
+# write left it but the stamp as it was before. "seen" (the version in that snapshot, one
+# less than the row's; SQLite's subqueries see the row as updated) tells: if the row moved
+# meanwhile, the stamp is read again (_stamp_after_wait).
 _BUMP_TABLE = (
     'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *,'
     ' (SELECT s."epoch" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "epoch",'
-    ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league"'
+    ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league",'
+    ' (SELECT v."version" FROM "matches_table" v WHERE v."id" = %s) AS "seen"'
 )
+_STAMP_SQL = 'SELECT "epoch", "version" FROM "matches_standingsstamp" WHERE "id" = 1'
+
+
+def _stamp_after_wait(table: Table) -> None:
+    """The stamp as it is now, if the bump waited behind another write to the table: that
+    write (every one bumps the version) may have moved it after the bump's snapshot. Never
+    on SQLite, whose writes take turns whole."""
+    if table.seen >= table.version - 1:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(_STAMP_SQL)
+        row = cursor.fetchone()
+    table.epoch, table.league = row if row is not None else (None, None)
 
 
 class _Retried(Exception):
@@ -357,9 +376,10 @@ def _bump_open_table(table_id: int, by: AbstractBaseUser) -> Table:
     """Lock the table by bumping its change counter, in one statement that returns the row
     (the lock and the version the write leaves, without a second round trip). A refused
     write raises inside its transaction, so the bump is rolled back with it."""
-    table = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id])), None)
+    table = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id, table_id])), None)
     if table is None:
         raise Table.DoesNotExist
+    _stamp_after_wait(table)
     if not table.can_be_changed_by(by):
         raise RuleError(NOT_YOUR_TABLE, code="not_your_table")
     if not table.is_open:

@@ -6,8 +6,11 @@ import datetime
 from unittest import mock
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -204,6 +207,25 @@ class TestIntegrity:
         )
         assert integrity_problems() == []
 
+    def test_a_rebuild_shows_in_cached_standings(self, league, client):
+        params = {"from": D1.isoformat(), "to": D3.isoformat()}
+        RunningTotal.objects.filter(player__name="Bob").update(played=F("played") + 5)
+        damaged = client.get(reverse("matches:api_standings"), params).json()["rows"]
+        assert {r["player"]: r["played"] for r in damaged}["Bob"] == 10
+        running_totals.running_rebuild()
+        rows = client.get(reverse("matches:api_standings"), params).json()["rows"]
+        assert {r["player"]: r["played"] for r in rows} == {
+            name: counts[0] for name, counts in recount(D1, D3).items()
+        }
+
+    def test_a_rebuild_that_fails_keeps_the_rows_it_had(self, league):
+        before = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        failing = mock.patch.object(running_totals, "_insert", side_effect=RuntimeError("boom"))
+        with failing, pytest.raises(RuntimeError):
+            running_totals.running_rebuild()
+        after = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        assert after == before
+
 
 def tally_sums(date_from, date_to, mode) -> dict[int, tuple[int, ...]]:
     """What the standings summed before the running totals: the daily tallies in range."""
@@ -278,3 +300,27 @@ def test_random_filings_and_undos_read_as_the_tallies_add_up(host, ops, asked):
             assert kept == ({} if wrong_way else tally_sums(date_from, date_to, mode))
         assert running_totals.running_problems() == []
         transaction.set_rollback(True)
+
+
+class TestTableDeleted:
+    """The admin may delete a table: its matches and tallies go, and so must its part of
+    the running totals, or a date range still counts what all time no longer does."""
+
+    @pytest.mark.parametrize("bulk", [False, True])
+    def test_a_range_no_longer_counts_its_matches(self, league, bulk):
+        _ranked, wta = league
+        client = Client()
+        client.force_login(
+            get_user_model().objects.create_superuser(username="boss", password="a-long-pass-1")
+        )
+        if bulk:
+            data = {"action": "delete_selected", "_selected_action": [wta.pk], "post": "yes"}
+            response = client.post(reverse("admin:matches_table_changelist"), data)
+        else:
+            url = reverse("admin:matches_table_delete", args=[wta.pk])
+            response = client.post(url, {"post": "yes"})
+        assert response.status_code == 302
+        assert read(D1, D3) == recount(D1, D3) == read()
+        ann, bob, cy, dee = (1, 1, 0, 0, 3), (1, 0, 1, 0, 2), (1, 0, 0, 1, 1), (1, 0, 0, 0, 0)
+        assert read(D2, D2) == {"Ann": ann, "Bob": bob, "Cy": cy, "Dee": dee}
+        assert integrity_problems() == []
