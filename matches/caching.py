@@ -210,8 +210,12 @@ def rendered_rows(
     missing = [index for index, html in enumerate(found) if html is None]
     if missing:
         html = get_template(template_name).render({**context, "rows": [rows[i] for i in missing]})
-        # Escaped text never holds "</tr>": every row ends at its own.
-        for index, row_html in zip(missing, html.split("</tr>"), strict=False):
+        # Escaped text never holds "</tr>": every row ends at its own. A template that wrote
+        # any other count would file rows under the wrong keys, so that fails loudly.
+        *parts, tail = html.split("</tr>")
+        if len(parts) != len(missing) or tail.strip():
+            raise ValueError(f"{template_name} must write one <tr>…</tr> per row")
+        for index, row_html in zip(missing, parts, strict=True):
             found[index] = row_html + "</tr>"
             kept_rows.put(keys[index], found[index])
     # Every part is a template's own autoescaped output.

@@ -96,7 +96,8 @@ def board_state(*, board, table, is_host: bool) -> dict:
             if board.result is not None
             else None
         ),
-        **_labels(mode, get_language()),
+        # Copies: the board's state is the caller's to change, the labels are every board's.
+        **{name: dict(labels) for name, labels in _labels(mode, get_language()).items()},
     }
 
 
