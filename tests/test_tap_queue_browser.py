@@ -79,11 +79,25 @@ def _no_network(route) -> None:
     route.abort("internetdisconnected")
 
 
+_FAILS_THROUGH_THE_WORKER = """() => fetch("/offline-probe/", {method: "POST"}).then(
+    () => false, () => true)"""
+
+
 def go_offline(context) -> None:
     """The wifi drops: the page's requests and the service worker's own both fail (offline
     emulation alone lets the worker's fetches through: microsoft/playwright#2311)."""
-    context.set_offline(True)
     context.route("**/*", _no_network)
+    context.set_offline(True)
+    # The route reaches a service worker's own fetches a moment after it is set: until a
+    # POST through the worker fails (a worker passes POSTs to the network), a tap could still
+    # reach the server while the test believes the tablet offline.
+    for page in context.pages:
+        for _ in range(50):
+            if page.evaluate(_FAILS_THROUGH_THE_WORKER):
+                break
+            page.wait_for_timeout(100)
+        else:
+            raise AssertionError("the network did not go down")
 
 
 def go_online(context) -> None:
