@@ -11,12 +11,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from matches.head_to_head import pairs_rebuild
 from matches.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
-from matches.nights import nights_rebuild
-from matches.ratings import ratings_rebuild
-from matches.running_totals import running_rebuild
+from matches.recount import league_recount
 from matches.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
@@ -84,10 +81,7 @@ def seed_league(*, players: int, tables: int, matches: int, days: int = 180, see
         [AllTimeTotal(player_id=p, table_id=t, **_counts(v)) for (p, t), v in totals.items()],
         batch_size=BATCH,
     )
-    ratings_rebuild()
-    pairs_rebuild()
-    nights_rebuild()
-    running_rebuild()
+    league_recount()
     return host, people
 
 

@@ -3,8 +3,9 @@ from django.contrib import admin
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
-from . import head_to_head, nights, running_totals, services
+from . import services
 from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from .recount import players_recount
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -139,23 +140,17 @@ class TableAdmin(StandingsShownAdmin):
     def delete_model(self, request, obj) -> None:
         players = _players_tallied_at([obj.pk])
         super().delete_model(request, obj)
-        _refresh_players(players)
+        players_recount(player_ids=players)
 
     def delete_queryset(self, request, queryset) -> None:
         players = _players_tallied_at(list(queryset.values_list("pk", flat=True)))
         super().delete_queryset(request, queryset)
-        _refresh_players(players)
+        players_recount(player_ids=players)
 
 
 def _players_tallied_at(table_ids: list[int]) -> list[int]:
     tallies = DailyTally.objects.filter(table_id__in=table_ids)
     return list(tallies.values_list("player_id", flat=True).distinct().order_by())
-
-
-def _refresh_players(player_ids: list[int]) -> None:
-    head_to_head.pairs_refresh(player_ids=player_ids)
-    nights.nights_refresh(player_ids=player_ids)
-    running_totals.running_refresh(player_ids=player_ids)
 
 
 @admin.register(Match)

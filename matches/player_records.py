@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, nights, ratings, running_totals
+from . import ratings
 from .models import (
     AllTimeTotal,
     DailyTally,
@@ -19,6 +19,7 @@ from .models import (
     Tap,
     name_key,
 )
+from .recount import players_recount
 from .scoring import COUNT_FIELDS
 from .services import RuleError, player_name_available, standings_changed
 
@@ -118,9 +119,7 @@ def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Play
     _merge_counts(AllTimeTotal, keep, drop, ("table_id",))
     RatingChange.objects.filter(player=drop).update(player=keep)
     ratings.ratings_merged(keep=keep, dropped_id=drop.pk)
-    head_to_head.pairs_refresh(player_ids=[keep.pk, drop.pk])
-    nights.nights_refresh(player_ids=[keep.pk, drop.pk])
-    running_totals.running_refresh(player_ids=[keep.pk, drop.pk])
+    players_recount(player_ids=[keep.pk, drop.pk])
     drop.delete()
     return keep
 

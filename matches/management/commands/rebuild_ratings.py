@@ -1,9 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from matches.head_to_head import pairs_rebuild
-from matches.nights import nights_rebuild
-from matches.ratings import ratings_rebuild
-from matches.running_totals import running_rebuild
+from matches.recount import league_recount
 
 
 class Command(BaseCommand):
@@ -13,13 +10,10 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options) -> None:
-        rated = ratings_rebuild()
-        pairs = pairs_rebuild()
-        nights = nights_rebuild()
-        running = running_rebuild()
+        counted = league_recount()
         self.stdout.write(
             self.style.SUCCESS(
-                f"Ratings rebuilt from {rated} filed matches; {pairs} head-to-head pairs, "
-                f"{nights} players' nights and {running} running totals counted."
+                "Ratings rebuilt from {rated} filed matches; {pairs} head-to-head pairs, "
+                "{nights} players' nights and {running} running totals counted.".format(**counted)
             )
         )
