@@ -323,15 +323,10 @@ class Tap(models.Model):
         return self.undone_at is not None
 
 
-class Counts(models.Model):
-    """Filed results added up: what standings read instead of every match."""
+class CountFields(models.Model):
+    """The counts of filed results (scoring.COUNT_FIELDS), as every kept sum of them holds
+    them: per player and table (Counts) or per player, mode and day up to it (RunningTotal)."""
 
-    player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
-    )
-    table = models.ForeignKey(
-        Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
-    )
     played = models.PositiveIntegerField(_("played"), default=0)
     wins = models.PositiveIntegerField(_("wins"), default=0)
     # Ranked tables only: a winner-takes-all match names no 2nd or 3rd and carries no points.
@@ -349,6 +344,20 @@ class Counts(models.Model):
                 name="%(class)s_counts_within_played",
             ),
         ]
+
+
+class Counts(CountFields):
+    """Filed results added up: what standings read instead of every match."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+    )
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
+    )
+
+    class Meta(CountFields.Meta):
+        abstract = True
 
 
 class DailyTally(Counts):
@@ -400,7 +409,7 @@ class AllTimeTotal(Counts):
         return f"{self.player} @ {self.table}"
 
 
-class RunningTotal(models.Model):
+class RunningTotal(CountFields):
     """A player's filed results at tables of one mode (or of all: ALL_MODES) over every day
     up to and including this one (see running_totals.py): standings over any date range
     subtract two of these per player, however many days the range holds."""
@@ -416,11 +425,6 @@ class RunningTotal(models.Model):
         _("mode"), max_length=20, choices=[*Table.Mode.choices, (ALL_MODES, _("all modes"))]
     )
     day = models.DateField(_("day"))
-    played = models.PositiveIntegerField(_("played"), default=0)
-    wins = models.PositiveIntegerField(_("wins"), default=0)
-    seconds = models.PositiveIntegerField(_("2nds"), default=0)
-    thirds = models.PositiveIntegerField(_("3rds"), default=0)
-    points = models.PositiveIntegerField(_("points"), default=0)
 
     class Meta:
         verbose_name = _("running total")
@@ -428,7 +432,7 @@ class RunningTotal(models.Model):
         # The unique (player, mode, day) is the index a range read seeks along: the latest
         # row on or before a day is one step back from it. No index of its own on player.
         constraints = [
-            *Counts.Meta.constraints,
+            *CountFields.Meta.constraints,
             models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
             models.CheckConstraint(
                 condition=Q(mode__in=["winner_takes_all", "ranked", "all"]),
