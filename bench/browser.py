@@ -75,7 +75,7 @@ def main(*, matches: int, repeat: int) -> None:
     from playwright.sync_api import sync_playwright
 
     from bench.seed import seed_league
-    from matches import services
+    from matches.play import services
     from tests.browser import CHROMIUM, CHROMIUM_ARGS
 
     with connection.cursor() as cursor:

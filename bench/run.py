@@ -145,7 +145,7 @@ def crowning_taps(tablet, live, repeat: int) -> dict:
 def undo_after_later_matches(tablet, live, host, people, repeat: int) -> dict:
     """Undo the live table's crowning after 100 matches were filed at other tables by some
     of the same players: the undo replays the ratings of every match it affects."""
-    from matches import services
+    from matches.play import services
 
     others = [
         services.table_launch(
@@ -186,7 +186,8 @@ def main() -> None:
     from django.utils import timezone
 
     from bench.seed import seed_league
-    from matches import caching, services
+    from matches.play import services
+    from matches.web import caching
     from matches.models import Match, Season, Seat
 
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}

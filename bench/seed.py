@@ -11,10 +11,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from matches.limits import MAX_PLAYERS, MIN_PLAYERS
-from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap, name_key
-from matches.recount import league_recount
-from matches.scoring import COUNT_FIELDS, place_counts
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap
+from matches.results.filing import league_recount
+from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
+from matches.rules.names import name_key
+from matches.rules.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
 

@@ -72,16 +72,16 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "matches.middleware.LanguageNeutralMiddleware",
+    "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "matches.middleware.CSPMiddleware",
+    "matches.web.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "matches.middleware.FirstHostMiddleware",
+    "matches.web.middleware.FirstHostMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -164,7 +164,7 @@ AXES_COOLOFF_TIME = 0.25  # hours: a locked-out login may try again after 15 min
 # of the tablet next to them.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # The real client address: REMOTE_ADDR, or behind the proxy the address it forwarded.
-AXES_CLIENT_IP_CALLABLE = "matches.access.client_ip"
+AXES_CLIENT_IP_CALLABLE = "matches.web.access.client_ip"
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
@@ -194,7 +194,7 @@ STORAGES = {
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # HTTPS hardening is on by default; DJANGO_HTTPS=0 switches it off for a plain-LAN install
-# where the tablets reach the server by http://<ip>:8000 (see README).
+# where the tablets reach the server by http://<ip>:8000 (see docs/operating.md).
 HTTPS = env_bool("DJANGO_HTTPS", True)
 SECURE_SSL_REDIRECT = HTTPS
 SESSION_COOKIE_SECURE = HTTPS
@@ -202,7 +202,7 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "31536000")) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 SECURE_HSTS_PRELOAD = HTTPS
-# A reverse proxy in front (see README): it terminates TLS and appends the client's address
+# A reverse proxy in front (see docs/operating.md): it terminates TLS and appends the client's address
 # to X-Forwarded-For, which only then is trusted (the login lockout keys on it).
 BEHIND_PROXY = env_bool("DJANGO_BEHIND_PROXY", False)
 if BEHIND_PROXY:
@@ -211,7 +211,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-CSRF_FAILURE_VIEW = "matches.views.csrf_failure"
+CSRF_FAILURE_VIEW = "matches.web.views.tables.csrf_failure"
 
 # No inline script or style anywhere: htmx and our one script come from our own static files,
 # and htmx is told not to inject its indicator styles (see templates/base.html).

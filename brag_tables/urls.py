@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from matches.forms import LoginForm
+from matches.web.forms import LoginForm
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -291,7 +291,7 @@ def seed_table(matches: int) -> int:
     """A table of eight with some history (recent matches, tonight's totals to show)."""
     from django.contrib.auth import get_user_model
 
-    from matches import services
+    from matches.play import services
 
     host = get_user_model().objects.get(username="loadhost")
     names = ["Ana", "Ben", "Cara", "Dev", "Eve", "Finn", "Gus", "Hana"]

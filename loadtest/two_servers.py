@@ -8,7 +8,7 @@ after a match is filed through one server while both have the standings cached.
     python loadtest/run.py --two-servers [--short] --database-url postgres://…/brag_two
     python loadtest/two_servers.py [--short] [--database-url URL] [--ports 8310,8311]
 
-What each process keeps in memory, and why that is safe with several: see README
+What each process keeps in memory, and why that is safe with several: see docs/operating.md
 ("Several app servers").
 """
 
@@ -73,13 +73,13 @@ def standings_answers(server: Server, month: dict[str, str]) -> dict[str, str]:
 
 def database_standings(month: dict[str, str]) -> dict[str, list[dict]]:
     """The standings computed here, straight from the database: what both must show."""
-    from matches import selectors
+    from matches.results import standings as league_standings
 
     first, last = (datetime.date.fromisoformat(month[k]) for k in ("from", "to"))
     return {
-        "/api/standings/": [row.as_json() for row in selectors.standings()],
+        "/api/standings/": [row.as_json() for row in league_standings.standings()],
         "/api/standings/?" + "&".join(f"{k}={v}" for k, v in month.items()): [
-            row.as_json() for row in selectors.standings(date_from=first, date_to=last)
+            row.as_json() for row in league_standings.standings(date_from=first, date_to=last)
         ],
     }
 

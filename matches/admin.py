@@ -1,11 +1,12 @@
 from django import forms
 from django.contrib import admin
 from django.db import IntegrityError, transaction
-from django.db.models import F
 
-from . import services
-from .models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
-from .recount import players_recount
+from matches.core.errors import RuleError
+from matches.core.stamp import standings_changed, tables_bump
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from matches.results.filing import players_recount
+from matches.results.players import player_name_available
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -43,10 +44,8 @@ class PlayerForm(forms.ModelForm):
     def clean_name(self) -> str:
         # The services' rules, so an admin edit cannot make two players read the same.
         try:
-            name = services.player_name_available(
-                name=self.cleaned_data["name"], player_id=self.instance.pk
-            )
-        except services.RuleError as error:
+            name = player_name_available(name=self.cleaned_data["name"], player_id=self.instance.pk)
+        except RuleError as error:
             raise forms.ValidationError(error.message) from None
         if self.taken_message is not None:
             raise forms.ValidationError(self.taken_message)
@@ -66,15 +65,15 @@ class StandingsShownAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
-        services.standings_changed()
+        standings_changed()
 
     def delete_model(self, request, obj) -> None:
         super().delete_model(request, obj)
-        services.standings_changed()
+        standings_changed()
 
     def delete_queryset(self, request, queryset) -> None:
         super().delete_queryset(request, queryset)
-        services.standings_changed()
+        standings_changed()
 
 
 @admin.register(Player)
@@ -103,14 +102,13 @@ class PlayerAdmin(StandingsShownAdmin):
                 super().save_model(request, obj, form, change)
         except IntegrityError:
             try:
-                services.player_name_available(name=obj.name, player_id=obj.pk)
-            except services.RuleError as error:
+                player_name_available(name=obj.name, player_id=obj.pk)
+            except RuleError as error:
                 raise NameTakenMeanwhile(str(error.message)) from None
             raise
         if change:
             # Every table the player sat at shows the name: its pages must not answer 304.
-            seated_at = Seat.objects.filter(player=obj).values("match__table_id")
-            Table.objects.filter(pk__in=seated_at).update(version=F("version") + 1)
+            tables_bump(player_ids=[obj.pk])
 
 
 @admin.register(Table)
@@ -127,12 +125,11 @@ class TableAdmin(StandingsShownAdmin):
         return [*self.readonly_fields, "mode"] if obj is not None else self.readonly_fields
 
     def save_model(self, request, obj, form, change) -> None:
+        super().save_model(request, obj, form, change)
         if change:
             # Moved on in the database, never written back from the form's read: the table's
             # pages (and their ETags) show the edit, and a tap meanwhile is not taken back.
-            obj.version = F("version") + 1
-        super().save_model(request, obj, form, change)
-        if change:
+            tables_bump(table_ids=[obj.pk])
             obj.refresh_from_db(fields=["version"])
 
     # A deleted table takes its matches and tallies with it; what is kept per player across

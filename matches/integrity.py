@@ -12,15 +12,12 @@ from django.db.models import (
     Min,
     OuterRef,
     Q,
-    Sum,
 )
 
-from .head_to_head import pair_problems
-from .limits import MAX_PLAYERS, MIN_PLAYERS
-from .models import AllTimeTotal, DailyTally, Match, Player, Seat, Tap, clean_name, name_key
-from .nights import night_problems
-from .running_totals import running_problems
-from .scoring import COUNT_FIELDS, count_sum
+from matches.models import Match, Player, Seat, Tap
+from matches.results.filing import aggregate_problems
+from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
+from matches.rules.names import clean_name, name_key
 
 
 def integrity_problems() -> list[str]:
@@ -29,11 +26,8 @@ def integrity_problems() -> list[str]:
         *match_problems(),
         *table_problems(),
         *tap_problems(),
-        *tally_problems(),
         *player_name_problems(),
-        *pair_problems(),
-        *night_problems(),
-        *running_problems(),
+        *aggregate_problems(),
     ]
 
 
@@ -125,37 +119,6 @@ def tap_problems() -> list[str]:
             f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
             f"{s.player.name} has place {s.place} without a tap"
         )
-    return problems
-
-
-def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
-    """What a counts model holds per player and table, summed over its rows."""
-    return {
-        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
-        for r in model.objects.values("player_id", "table_id")
-        .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
-        .filter(played_sum__gt=0)
-    }
-
-
-def tally_problems() -> list[str]:
-    """Players whose daily tallies, or the all-time totals that standings without dates
-    read, differ from their filed results."""
-    actual = {
-        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
-        for r in Seat.objects.filter(match__status=Match.Status.FILED)
-        .values("player_id", "match__table_id")
-        .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
-    }
-    problems = []
-    for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):
-        kept = _kept(model)
-        problems += [
-            f"Player #{player} at table #{table}: {kind} say {kept.get((player, table))}, "
-            f"filed results say {actual.get((player, table))}"
-            for player, table in sorted(set(actual) | set(kept))
-            if actual.get((player, table)) != kept.get((player, table))
-        ]
     return problems
 
 

@@ -1,15 +1,13 @@
 from django.urls import path
 
-from . import (
-    offline,
-    views,
-    views_language,
-    views_league,
-    views_players,
-    views_rules,
-    views_seasons,
-    views_standings,
-)
+from matches.web.views import language as views_language
+from matches.web.views import league as views_league
+from matches.web.views import offline
+from matches.web.views import players as views_players
+from matches.web.views import rules as views_rules
+from matches.web.views import seasons as views_seasons
+from matches.web.views import standings as views_standings
+from matches.web.views import tables as views
 
 app_name = "matches"
 

@@ -4,7 +4,9 @@ import pytest
 from django.test import Client, override_settings
 from playwright.sync_api import sync_playwright
 
-from matches import services
+from matches.core import kept
+from matches.org import hosts
+from matches.play import services
 from tests.browser import CHROMIUM, CHROMIUM_ARGS, log_in, require_chromium, tablet
 from tests.factories import make_host
 
@@ -36,12 +38,7 @@ def _fresh_process_memory():
     without a signal, so what a process remembers (a host exists, kept renderings) is reset."""
     from django.utils import translation
 
-    from matches import caching, middleware, table_filings
-
-    middleware.forget_host()
-    caching.kept.clear()
-    caching.kept_rows.clear()
-    table_filings.kept.clear()
+    kept.forget_all()
     # The test client's requests activate their language in this thread and leave it on; a
     # test comparing a message from another thread must not depend on the test before it.
     translation.deactivate()
@@ -49,10 +46,8 @@ def _fresh_process_memory():
 
 @pytest.fixture
 def host(db):
-    from matches import middleware
-
     host = make_host()
-    middleware.host_exists()  # learnt, as a running process has: no query per request
+    hosts.host_exists()  # learnt, as a running process has: no query per request
     return host
 
 

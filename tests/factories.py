@@ -5,8 +5,9 @@ from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 
-from matches import services
-from matches.models import Match, Seat, Table, name_key
+from matches.models import Match, Seat, Table
+from matches.play import services
+from matches.rules.names import name_key
 
 WORKED_GAME = ["Alice", "Ben", "Cara", "Dev"]
 

@@ -10,9 +10,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from matches import integrity, selectors, services
+from matches import integrity
 from matches.admin import PlayerForm
+from matches.core import stamp as core_stamp
 from matches.models import Player, Table
+from matches.play import services
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -127,15 +129,15 @@ class TestStandingsFollowEveryChangeTheyShow:
         assert "Back room" in page and "Front bar" not in page
 
     def test_a_closed_table_renamed_in_the_admin(self, admin_client, league):
-        stamp = selectors.standings_stamp()
+        stamp = core_stamp.standings_stamp()
         services.table_close(table_id=league.pk, by=league.created_by)
-        closed = selectors.standings_stamp()
+        closed = core_stamp.standings_stamp()
         assert closed != stamp
         data = {"name": "Back room", "mode": league.mode, "created_by": league.created_by_id}
         url = reverse("admin:matches_table_change", args=[league.pk])
         assert admin_client.post(url, data).status_code == 302
         assert Table.objects.get().name == "Back room"
-        assert selectors.standings_stamp() != closed
+        assert core_stamp.standings_stamp() != closed
 
 
 class TestClosedTablesStayClosedInTheAdmin:
@@ -172,9 +174,9 @@ class TestClosedTablesStayClosedInTheAdmin:
         assert league.matches.open().count() == 1
 
     def test_one_helper_other_code_can_call(self, db):
-        stamp = selectors.standings_stamp()
-        services.standings_changed()
-        assert selectors.standings_stamp() != stamp
+        stamp = core_stamp.standings_stamp()
+        core_stamp.standings_changed()
+        assert core_stamp.standings_stamp() != stamp
 
 
 class TestTablePagesFollowAdminEdits:

@@ -17,8 +17,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from matches import player_records, services
-from matches.head_to_head import pair_problems
+from matches.core import errors
 from matches.models import (
     HeadToHead,
     Match,
@@ -28,8 +27,12 @@ from matches.models import (
     RatingChange,
     Seat,
 )
-from matches.nights import night_problems
-from matches.ratings import rating_problems, shown_rating
+from matches.play import services
+from matches.ratings.engine import shown_rating
+from matches.ratings.replay import rating_problems
+from matches.results import players as player_records
+from matches.results.head_to_head import pair_problems
+from matches.results.player_nights import night_problems
 from tests.factories import make_table, open_match, tap
 from tests.test_ratings import League, api_rows, play_out
 
@@ -157,7 +160,7 @@ def test_random_leagues_keep_aggregates_equal_to_a_count(host, setup, ops):
         for kind, index, pick in ops:
             table = live[index]
             if kind == "undo":
-                with contextlib.suppress(services.RuleError):  # nothing to undo here yet
+                with contextlib.suppress(errors.RuleError):  # nothing to undo here yet
                     services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
                 continue
             if kind == "merge":

@@ -7,8 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from matches import integrity, selectors, services
+from matches import integrity
+from matches.core import stamp as core_stamp
 from matches.models import Player, Table
+from matches.play import selectors, services
+from matches.results import standings as league_standings
 from tests.factories import make_host, make_table, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,7 +35,7 @@ def season():
 
 def snapshot():
     return (
-        selectors.standings(),
+        league_standings.standings(),
         [selectors.table_api(table=t) for t in Table.objects.order_by("pk")],
     )
 
@@ -50,7 +53,7 @@ def test_backup_and_restore_give_identical_standings(tmp_path):
     services.table_close(table_id=front.pk, by=host, discard_match_id=open_match.pk)
     Table.objects.all().delete()
     Player.objects.all().delete()
-    assert selectors.standings() == []
+    assert league_standings.standings() == []
 
     call_command("restore", str(path), "--yes", stdout=StringIO())
     assert snapshot() == before
@@ -70,7 +73,7 @@ def live_state():
     return (
         sorted(Player.objects.values_list("name", flat=True)),
         snapshot(),
-        selectors.standings_stamp(),
+        core_stamp.standings_stamp(),
     )
 
 

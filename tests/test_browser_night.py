@@ -9,8 +9,8 @@ import segno
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from matches import services
 from matches.models import Table
+from matches.play import services
 from tests.browser import (
     LANDSCAPE,
     PORTRAIT,

@@ -9,9 +9,10 @@ from collections.abc import Callable
 import pytest
 from django.db import OperationalError, connection
 
-from matches import services
+from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Match, Tap
+from matches.play import services
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -52,7 +53,7 @@ def eliminate(table, match, name, key=None):
 
 
 def messages(results) -> Counter:
-    return Counter(r.message if isinstance(r, services.RuleError) else "ok" for r in results)
+    return Counter(r.message if isinstance(r, errors.RuleError) else "ok" for r in results)
 
 
 def test_the_last_two_tapped_at_once_200_rounds():
@@ -109,7 +110,7 @@ def test_undo_racing_a_tap_100_rounds():
             outcomes["undo first"] += 1
         else:
             # The tap came first: the undo names a tap that is no longer the latest.
-            assert isinstance(results[0], services.RuleError)
+            assert isinstance(results[0], errors.RuleError)
             assert results[0].message == services.NOT_LATEST
             assert final == {"Ann": 3, "Bob": 4, "Cy": None, "Dee": None}
             outcomes["tap first"] += 1

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matches.hands import Card, Category, HandError, compare, judge, parse_hand, rank_hand
+from matches.rules.hands import Card, Category, HandError, compare, judge, parse_hand, rank_hand
 
 DECK = [Card(rank, suit) for rank in range(2, 15) for suit in range(1, 5)]
 

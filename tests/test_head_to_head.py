@@ -3,9 +3,9 @@
 import pytest
 from django.urls import reverse
 
-from matches import services
-from matches.head_to_head import conqueror, favourite_victim, head_to_head
 from matches.models import Player
+from matches.play import services
+from matches.results.head_to_head import conqueror, favourite_victim, head_to_head
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from matches import feedback, forms, selectors, services, showdown
+from matches.core import stamp as core_stamp
 from matches.models import Match, Player, Seat, Table, Tap
+from matches.play import services
+from matches.rules import showdown
+from matches.web import feedback, forms
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -48,7 +51,7 @@ def written() -> tuple:
         tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
         tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
         tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
-        selectors.standings_stamp(),
+        core_stamp.standings_stamp(),
     )
 
 
@@ -184,7 +187,7 @@ def test_showdown_api(client, league, django_assert_num_queries, kind):
 
 # (route, the URL's arguments, the queries it makes, status, message). Query strings the
 # page does not read change nothing; the filters and the showdown say what is wrong. No
-# first-host check: the process has seen the host (middleware.host_exists).
+# first-host check: the process has seen the host (hosts.host_exists).
 READS = [
     # Home: open tables, closed tables and tonight's leaders of the open ones.
     ("home", {}, 3, 200, None),

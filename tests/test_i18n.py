@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from matches import showdown
+from matches.rules import showdown
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

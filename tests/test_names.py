@@ -10,8 +10,10 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 from django.utils import translation
 
-from matches import services
-from matches.models import Match, Player, Table, name_key
+from matches.core import errors
+from matches.models import Match, Player, Table
+from matches.results import players as player_records
+from matches.rules.names import name_key
 from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +46,7 @@ def counts():
 )
 def test_look_alikes_are_one_name(host, first, second):
     assert name_key(first) == name_key(second)
-    with pytest.raises(services.RuleError) as error:
+    with pytest.raises(errors.RuleError) as error:
         make_table(players=[first, second, "Bob"])
     assert "is listed twice" in error.value.message
 
@@ -55,14 +57,14 @@ def test_look_alikes_are_one_name(host, first, second):
 )
 def test_invisible_and_control_characters_are_refused_and_nothing_is_written(host, name):
     before = counts()
-    with pytest.raises(services.RuleError) as error:
+    with pytest.raises(errors.RuleError) as error:
         make_table(host=host, players=[name, "Bob", "Cy"])
     assert INVISIBLE in error.value.message
     assert counts() == before
 
 
 def test_the_message_shows_the_name_without_its_invisible_characters(host):
-    with pytest.raises(services.RuleError) as error:
+    with pytest.raises(errors.RuleError) as error:
         make_table(host=host, players=["An\u200bn", "Bob", "Cy"])
     assert error.value.message == (
         "“Ann” contains an invisible or control character (such as a zero-width space or a "
@@ -126,7 +128,7 @@ class TestDataMigration:
         assert f"Players #{ghost.pk} and #{ann.pk} are both called “Ann”" in report
         assert f"Players #{wide.pk} and #{ann.pk} are both called “Ann”" in report
         # A host typing "Ann" gets the player who kept the key.
-        assert services.players_resolve(names=["Ann"]) == [ann]
+        assert player_records.players_resolve(names=["Ann"]) == [ann]
 
     def test_a_name_of_only_invisible_characters_is_kept_and_reported(self):
         blank = self.old_player("\u200b")

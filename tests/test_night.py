@@ -10,8 +10,8 @@ import segno
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import services, tonight
 from matches.models import Match, Table
+from matches.play import services, tonight
 from tests.factories import make_host, make_table, open_match, places, tap
 
 pytestmark = pytest.mark.django_db

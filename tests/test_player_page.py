@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import player_records
 from matches.models import Player
+from matches.results import players as player_records
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

@@ -7,11 +7,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from matches import selectors
-from matches.head_to_head import head_to_head
 from matches.integrity import integrity_problems
 from matches.models import AllTimeTotal, DailyTally, Match, Player, RatingChange, Seat, Tap
-from matches.ratings import rating_problems, rating_table
+from matches.ratings.replay import rating_problems
+from matches.ratings.selectors import rating_table
+from matches.results import standings as league_standings
+from matches.results.head_to_head import head_to_head
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -91,7 +92,7 @@ class TestMerge:
     def totals(self) -> dict[str, tuple]:
         return {
             row.player: (row.played, row.wins, row.seconds, row.thirds, row.points)
-            for row in selectors.standings()
+            for row in league_standings.standings()
         }
 
     def test_merge_moves_everything_and_integrity_passes(self, host_client, league):

@@ -9,10 +9,11 @@ from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from matches import services
+from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Table
-from matches.scoring import points_for
+from matches.play import services
+from matches.rules.scoring import points_for
 
 pytestmark = pytest.mark.django_db
 
@@ -176,7 +177,7 @@ def play(host, ops) -> None:
                     table_id=table.pk, by=host, discard_match_id=match.pk if match else None
                 )
             applied = True
-        except services.RuleError:
+        except errors.RuleError:
             applied = False
         assert applied == expected, (op, ref)
         assert db_state(table) == [fold(m.places()) for m in ref.matches], (op, ref)

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from matches import services
 from matches.models import Match, PlayerRating, RatingChange, Table
-from matches.ratings import rating_problems
+from matches.play import services
+from matches.ratings.replay import rating_problems
 from tests.factories import make_table, open_match, tap
 
 pytestmark = pytest.mark.django_db

@@ -15,10 +15,13 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from matches import player_records, running_totals, selectors, services
 from matches.integrity import integrity_problems
 from matches.models import DailyTally, Match, Player, RunningTotal, Seat, Tap
-from matches.scoring import COUNT_FIELDS, place_counts
+from matches.play import services
+from matches.results import players as player_records
+from matches.results import running_totals
+from matches.results import standings as league_standings
+from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +59,7 @@ def recount(date_from=None, date_to=None, mode=None) -> dict[str, tuple[int, ...
 
 
 def read(date_from=None, date_to=None, mode=None) -> dict[str, tuple[int, ...]]:
-    rows = selectors.standings(date_from=date_from, date_to=date_to, mode=mode)
+    rows = league_standings.standings(date_from=date_from, date_to=date_to, mode=mode)
     return {r.player: tuple(getattr(r, field) for field in COUNT_FIELDS) for r in rows}
 
 
@@ -157,7 +160,7 @@ class TestRangeStandings:
 
     def test_a_table_s_range_still_reads_its_tallies(self, league):
         ranked, _ = league
-        rows = selectors.standings(table_id=ranked.pk, date_from=D2, date_to=D3)
+        rows = league_standings.standings(table_id=ranked.pk, date_from=D2, date_to=D3)
         assert {r.player: r.points for r in rows} == {"Ann": 4, "Bob": 2, "Cy": 4, "Dee": 2}
 
     @pytest.mark.parametrize("days", [1, 30])
@@ -166,7 +169,7 @@ class TestRangeStandings:
         for offset in range(days):
             crown(table, ["Cy", "Bob"], TODAY - offset * DAY)
         with django_assert_num_queries(1):
-            rows = selectors.standings(date_from=TODAY - 60 * DAY, date_to=TODAY)
+            rows = league_standings.standings(date_from=TODAY - 60 * DAY, date_to=TODAY)
         assert (rows[0].player, rows[0].played, rows[0].wins) == ("Ann", days, days)
 
 
@@ -294,7 +297,7 @@ def test_random_filings_and_undos_read_as_the_tallies_add_up(host, ops, asked):
                 continue
             kept = {
                 r.player_id: tuple(getattr(r, f) for f in COUNT_FIELDS)
-                for r in selectors.standings(date_from=date_from, date_to=date_to, mode=mode)
+                for r in league_standings.standings(date_from=date_from, date_to=date_to, mode=mode)
             }
             wrong_way = date_from and date_to and date_from > date_to
             assert kept == ({} if wrong_way else tally_sums(date_from, date_to, mode))

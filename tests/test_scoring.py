@@ -3,7 +3,7 @@
 import pytest
 from django.utils import translation
 
-from matches.scoring import PlaceCounts, place_counts, place_label, points_for, shown_place
+from matches.rules.scoring import PlaceCounts, place_counts, place_label, points_for, shown_place
 
 
 class TestPlaceCounts:

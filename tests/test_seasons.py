@@ -11,8 +11,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import services
 from matches.models import Season
+from matches.play import services
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -199,7 +199,7 @@ class TestSeasonsPage:
         for n in range(6):
             season(f"S{n}", TODAY - (n + 1) * 10 * DAY, TODAY - n * 10 * DAY - DAY)
         client.get(reverse("matches:seasons"))
-        from matches.seasons import seasons_overview
+        from matches.results.seasons import seasons_overview
 
         with django_assert_num_queries(2):
             assert len(seasons_overview()) == 6

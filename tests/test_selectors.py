@@ -1,6 +1,6 @@
 import pytest
 
-from matches import selectors
+from matches.play import selectors
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

@@ -3,9 +3,11 @@ import uuid
 import pytest
 from django.db import IntegrityError, transaction
 
-from matches import feedback, services
+from matches.core import errors
 from matches.models import Match, Player, Seat, Table, Tap
-from matches.scoring import points_for
+from matches.play import services
+from matches.rules.scoring import points_for
+from matches.web import feedback
 from tests.factories import WORKED_GAME, make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +130,7 @@ class TestTapRefusals:
     def test_player_already_out_changes_nothing(self):
         table = make_table()
         tap(table, "Ben")
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             tap(table, "Ben")
         assert error.value.message == "Ben is already out; nothing was changed."
         assert Tap.objects.count() == 1
@@ -138,7 +140,7 @@ class TestTapRefusals:
         first = open_match(table)
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_eliminate(
                 table_id=table.pk,
                 match_id=first.pk,
@@ -152,7 +154,7 @@ class TestTapRefusals:
     def test_unknown_player(self):
         table = make_table()
         stranger = Player.objects.create(name="Stranger")
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_eliminate(
                 table_id=table.pk,
                 match_id=open_match(table).pk,
@@ -166,7 +168,7 @@ class TestTapRefusals:
     def test_match_of_another_table(self):
         table = make_table()
         other = make_table(name="Snug", players=["Xi", "Yu", "Zo"])
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_eliminate(
                 table_id=table.pk,
                 match_id=open_match(other).pk,
@@ -179,7 +181,7 @@ class TestTapRefusals:
 
     def test_unknown_match(self):
         table = make_table()
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_eliminate(
                 table_id=table.pk,
                 match_id=99999,
@@ -193,7 +195,7 @@ class TestTapRefusals:
         table = make_table()
         match = open_match(table)
         services.table_close(table_id=table.pk, by=table.created_by)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_eliminate(
                 table_id=table.pk,
                 match_id=match.pk,
@@ -241,7 +243,7 @@ class TestIdempotency:
         key = uuid.uuid4()
         tap(table, "Ben", key=key)
         services.table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             tap(table, "Ben", key=key)
         assert error.value.message == services.TAP_WAS_UNDONE
         assert places(open_match(table))["Ben"] is None
@@ -335,7 +337,7 @@ class TestUndo:
 
     def test_nothing_to_undo(self):
         table = make_table()
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             undo(table)
         assert error.value.message == "There is nothing to undo."
 
@@ -344,7 +346,7 @@ class TestUndo:
         tap(table, "Ben")
         latest = tap(table, "Alice").tap
         undo(table, latest.pk)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             undo(table, latest.pk)
         assert error.value.message == services.ALREADY_UNDONE
         assert places(open_match(table))["Ben"] == 4
@@ -353,7 +355,7 @@ class TestUndo:
         table = make_table()
         older = tap(table, "Ben").tap
         tap(table, "Alice")
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             undo(table, older.pk)
         assert error.value.message == services.NOT_LATEST
         assert places(open_match(table)) == {"Alice": 3, "Ben": 4, "Cara": None, "Dev": None}
@@ -362,7 +364,7 @@ class TestUndo:
         table = make_table()
         other = make_table(name="Snug", players=["Xi", "Yu", "Zo"])
         foreign = tap(other, "Xi").tap
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             undo(table, foreign.pk)
         assert error.value.message == services.TAP_NOT_FOUND
         assert not Tap.objects.get().is_undone
@@ -410,7 +412,7 @@ class TestRoster:
     def test_limits(self, names, message):
         table = make_table()
         match = open_match(table)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_set_roster(
                 table_id=table.pk, match_id=match.pk, player_names=names, by=table.created_by
             )
@@ -421,7 +423,7 @@ class TestRoster:
         table = make_table()
         match = open_match(table)
         tap(table, "Ben")
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.match_set_roster(
                 table_id=table.pk,
                 match_id=match.pk,
@@ -450,9 +452,9 @@ class TestClose:
         assert table.matches.get(number=2).status == Match.Status.DISCARDED
         assert not table.matches.open().exists()
         assert table.matches.filed().count() == 1
-        with pytest.raises(services.RuleError):
+        with pytest.raises(errors.RuleError):
             undo(table)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.table_close(table_id=table.pk, by=table.created_by)
         assert error.value.message == services.TABLE_CLOSED
 
@@ -477,7 +479,7 @@ class TestLaunch:
     )
     def test_bad_input_saves_nothing(self, host, kwargs, message):
         args = {"name": "Snug", "player_names": ["Al", "Bo", "Cy"], "mode": "ranked", "by": host}
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.table_launch(**{**args, **kwargs})
         assert error.value.message == message
         assert (Table.objects.count(), Match.objects.count(), Player.objects.count()) == (0, 0, 0)
@@ -494,7 +496,7 @@ class TestLaunch:
         second = make_table(host=host, players=["åsa", "ÉMILE", "Cy"])
         names = sorted(s.player.name for s in open_match(second).seats.select_related("player"))
         assert names == ["Cy", "Åsa", "ÉMILE"]
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             make_table(host=host, players=["Émile", "émile", "Cy"])
         assert error.value.message == "“émile” is listed twice (names ignore upper and lower case)."
 
@@ -617,7 +619,7 @@ class TestUndoAcrossARosterChange:
 
     def test_the_host_must_confirm_that_the_roster_change_goes(self):
         table = self.crowned_then_changed()
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             undo(table)
         assert error.value.message == (
             "Undoing this reopens match 1 and removes match 2 with its new roster. "
@@ -647,7 +649,7 @@ class TestCloseAndReopen:
         table = make_table()
         tap(table, "Ben")
         tap(table, "Alice")
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.table_close(table_id=table.pk, by=table.created_by)
         assert error.value.message == (
             "Match 1 is under way (out so far: Ben, Alice). Confirm that it is discarded, or "
@@ -683,11 +685,11 @@ class TestCloseAndReopen:
 
     def test_reopen_refuses_an_open_table_and_another_host(self):
         table = make_table()
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.table_reopen(table_id=table.pk, by=table.created_by)
         assert error.value.message == services.TABLE_NOT_CLOSED
         services.table_close(table_id=table.pk, by=table.created_by)
-        with pytest.raises(services.RuleError) as error:
+        with pytest.raises(errors.RuleError) as error:
             services.table_reopen(table_id=table.pk, by=make_host("other"))
         assert error.value.message == services.NOT_YOUR_TABLE
         assert not Table.objects.get(pk=table.pk).is_open

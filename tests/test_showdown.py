@@ -4,7 +4,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from matches import showdown
+from matches.rules import showdown
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

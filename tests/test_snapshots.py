@@ -12,8 +12,10 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
-from matches import caching, selectors, services
+from matches.core import stamp as core_stamp
 from matches.models import Table
+from matches.play import selectors, services
+from matches.web import caching
 from tests.factories import make_table, open_match, tap
 
 TAG_VERSION = re.compile(r"\.v(\d+)\.")
@@ -28,7 +30,7 @@ class TestTableSnapshot:
 
     def test_a_clean_read_takes_one_try(self, host):
         table = make_table()
-        snapshot = selectors.table_snapshot(
+        snapshot = core_stamp.table_snapshot(
             table_id=table.pk, read=lambda row: selectors.table_api(table=row)
         )
         assert snapshot.tries == 1
@@ -46,7 +48,7 @@ class TestTableSnapshot:
             reads.append(document)
             return document
 
-        snapshot = selectors.table_snapshot(table_id=table.pk, read=read)
+        snapshot = core_stamp.table_snapshot(table_id=table.pk, read=read)
         assert snapshot.tries == 2 and len(reads) == 2
         assert snapshot.content["current_match"]["out"] == [{"player": "Ben", "place": 4}]
         assert snapshot.table.version == Table.objects.get().version
@@ -61,15 +63,15 @@ class TestTableSnapshot:
                 tap(table, name)
             return document
 
-        snapshot = selectors.table_snapshot(table_id=table.pk, read=read)
-        assert snapshot.tries == selectors.SNAPSHOT_TRIES + 1
+        snapshot = core_stamp.table_snapshot(table_id=table.pk, read=read)
+        assert snapshot.tries == core_stamp.SNAPSHOT_TRIES + 1
         assert snapshot.content["matches"][0]["winner"] == "Dev"
         assert snapshot.content["current_match"]["number"] == 2
         assert snapshot.table.version == Table.objects.get().version
 
     def test_no_such_table(self, db):
         assert (
-            selectors.table_snapshot(table_id=404, read=lambda row: selectors.table_api(table=row))
+            core_stamp.table_snapshot(table_id=404, read=lambda row: selectors.table_api(table=row))
             is None
         )
 
@@ -77,7 +79,7 @@ class TestTableSnapshot:
         """The ETag function read version v; a tap lands before the body is read: the
         answer carries the tap and names v + 1."""
         table = make_table()
-        real = selectors.table_snapshot
+        real = core_stamp.table_snapshot
         landed = []
 
         def with_a_tap_first(**kwargs):
@@ -85,7 +87,7 @@ class TestTableSnapshot:
                 landed.append(tap(table, "Ben"))
             return real(**kwargs)
 
-        monkeypatch.setattr(selectors, "table_snapshot", with_a_tap_first)
+        monkeypatch.setattr(core_stamp, "table_snapshot", with_a_tap_first)
         before = Table.objects.get().version
         response = client.get(reverse("matches:api_table", args=[table.pk]))
         assert response.json()["current_match"]["out"] == [{"player": "Ben", "place": 4}]
@@ -95,14 +97,14 @@ class TestTableSnapshot:
 def expected_states(table: Table) -> tuple[int, dict, tuple]:
     """The table's version, its JSON and its board as a spectator sees it (number,
     standing, out), read by the only writer right after its write."""
-    row = selectors.stamped_table(table_id=table.pk)
-    board = selectors.table_board(table=row)
+    row = core_stamp.stamped_table(table_id=table.pk)
+    board = selectors.table_board(table=row.table)
     seen = (
         board.match.number if board.match else None,
         tuple(seat.player.name for seat in board.standing),
         tuple(seat.player.name for seat in board.out),
     )
-    return row.version, selectors.table_api(table=row), seen
+    return row.version, selectors.table_api(table=row.table), seen
 
 
 def check_document(document: dict, players: set[str]) -> None:
@@ -141,14 +143,14 @@ class TestReadersRacingWriters:
         # Keep no rendering, so every read takes its own snapshot while the writer runs.
         monkeypatch.setattr(caching.kept, "size", 0)
         tries: list[int] = []
-        real = selectors.table_snapshot
+        real = core_stamp.table_snapshot
 
         def counted(**kwargs):
             snapshot = real(**kwargs)
             tries.append(snapshot.tries)
             return snapshot
 
-        monkeypatch.setattr(selectors, "table_snapshot", counted)
+        monkeypatch.setattr(core_stamp, "table_snapshot", counted)
         table = make_table()
         players = {"Alice", "Ben", "Cara", "Dev"}
         states: dict[int, tuple] = {}
@@ -223,5 +225,5 @@ class TestReadersRacingWriters:
             f"{connection.vendor}: {len(answers['json'])} documents, "
             f"{len(answers['board'])} boards, {len(states)} states, "
             f"{sum(t > 1 for t in tries)} reads retried, "
-            f"{sum(t > selectors.SNAPSHOT_TRIES for t in tries)} under the lock"
+            f"{sum(t > core_stamp.SNAPSHOT_TRIES for t in tries)} under the lock"
         )

@@ -18,9 +18,11 @@ from django.http import HttpResponse
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from matches import caching
-from matches.kept import Kept
+from matches.core import stamp as core_stamp
+from matches.core.kept import Kept
 from matches.models import StandingsStamp
+from matches.rules import nights as night_rules
+from matches.web import caching
 from tests.factories import make_host, make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -177,25 +179,23 @@ class TestKeptRenderings:
         night's tag, until the next tap)."""
         from django.utils import timezone
 
-        from matches import selectors, tonight
-
-        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        noon = datetime.datetime.combine(timezone.localdate(), night_rules.NIGHT_STARTS)
         clock = [timezone.make_aware(noon - datetime.timedelta(seconds=10))]
         monkeypatch.setattr(timezone, "now", lambda: clock[0])
         table = make_table()
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)  # filed before noon: last night's
         url = reverse("matches:tv", args=[table.pk])
-        read = selectors.table_snapshot
+        read = core_stamp.table_snapshot
 
         def then_noon(**kwargs):
             snapshot = read(**kwargs)
             clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=1))
             return snapshot
 
-        monkeypatch.setattr(selectors, "table_snapshot", then_noon)
+        monkeypatch.setattr(core_stamp, "table_snapshot", then_noon)
         assert "tonight-table" in Client().get(url).content.decode()  # read before noon
-        monkeypatch.setattr(selectors, "table_snapshot", read)
+        monkeypatch.setattr(core_stamp, "table_snapshot", read)
         clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=2))
         assert "tonight-table" not in Client().get(url).content.decode()  # a new night
 
@@ -223,14 +223,12 @@ class TestRestore:
     ):
         from django.contrib.auth.models import AnonymousUser
 
-        from matches import selectors
-
         table = make_table()
         request = rf.get("/")
         request.user, request.htmx = AnonymousUser(), False
-        row = selectors.stamped_table(table_id=table.pk)
+        row = core_stamp.stamped_table(table_id=table.pk)
         with django_assert_num_queries(0):
-            by_row = caching.table_page_tag(request, table.pk, version=row.version, table=row)
+            by_row = caching.table_page_tag(request, table.pk, version=row.version, stamped=row)
         assert by_row == caching.table_page_tag(request, table.pk)
         assert caching.table_page_tag(request, table.pk, version=row.version + 1) != by_row
 
@@ -329,7 +327,7 @@ class TestThePollsOwnWork:
         assert "data:" in build_policy()
 
     def test_an_answer_with_its_own_policy_keeps_it(self, rf):
-        from matches.middleware import CSPMiddleware
+        from matches.web.middleware import CSPMiddleware
 
         def view(request):
             response = HttpResponse("x")
@@ -345,7 +343,7 @@ class TestThePollsOwnWork:
     def test_the_first_host_check_reverses_nothing_once_a_host_exists(
         self, host, client, monkeypatch
     ):
-        from matches import middleware
+        from matches.web import middleware
 
         table = make_table()
         url = reverse("matches:api_table", args=[table.pk])
@@ -357,29 +355,27 @@ class TestThePollsOwnWork:
         assert client.get(url).status_code == 200
 
     def test_the_stamped_row_is_the_orms_row(self, host, django_assert_num_queries):
-        from matches import selectors
         from matches.models import Table
 
         table = make_table()
         tap(table, "Ben")
         with django_assert_num_queries(1):
-            row = selectors.stamped_table(table_id=table.pk)
+            stamped = core_stamp.stamped_table(table_id=table.pk)
+        row = stamped.table
         stored = Table.objects.get(pk=table.pk)
         fields = [f.attname for f in Table._meta.concrete_fields]
         assert [getattr(row, name) for name in fields] == [getattr(stored, name) for name in fields]
         assert row.created_at.tzinfo is not None and row.version == stored.version == 1
         assert row._state.adding is False and row._state.db == "default"
         stamp = StandingsStamp.objects.get(pk=1)
-        assert str(row.epoch).replace("-", "") == stamp.epoch.hex and row.league == stamp.version
-        assert selectors.stamped_table(table_id=table.pk + 1000) is None
+        assert stamped.epoch == stamp.epoch.hex and stamped.league == stamp.version
+        assert core_stamp.stamped_table(table_id=table.pk + 1000) is None
 
     def test_the_kept_night_changes_at_noon_and_with_the_time_zone(self, monkeypatch):
         from django.utils import timezone
 
-        from matches import tonight
-
         noon = timezone.make_aware(
-            datetime.datetime.combine(datetime.date(2026, 3, 28), tonight.NIGHT_STARTS)
+            datetime.datetime.combine(datetime.date(2026, 3, 28), night_rules.NIGHT_STARTS)
         )
         before, after = noon - datetime.timedelta(seconds=1), noon
         assert caching._night(before) == "n20260327"
@@ -420,17 +416,15 @@ class TestOneFillPerKey:
         make_host()
         table = make_table()
         tap(table, "Ben")
-        from matches import selectors
-
         caching.kept.clear()
-        read, reads = selectors.table_snapshot, []
+        read, reads = core_stamp.table_snapshot, []
 
         def slow_read(**kwargs):
             reads.append(kwargs["table_id"])
             time.sleep(0.3)  # long enough for every other poll to arrive meanwhile
             return read(**kwargs)
 
-        monkeypatch.setattr(selectors, "table_snapshot", slow_read)
+        monkeypatch.setattr(core_stamp, "table_snapshot", slow_read)
         url = reverse("matches:tv", args=[table.pk])
         answers = []
 

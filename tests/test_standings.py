@@ -9,8 +9,10 @@ from django.core.cache import cache
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import exports, integrity, selectors
+from matches import integrity
 from matches.models import AllTimeTotal, DailyTally, Player, Table
+from matches.results import standings as league_standings
+from matches.web import exports
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +41,7 @@ class TestOrder:
         table = make_table(players=["Ann", "Bob", "Cy", "Dee"])
         play(table, ["Dee", "Cy", "Bob"])  # Ann 3, Bob 2, Cy 1, Dee 0
         play(table, ["Ann", "Dee", "Bob"])  # Cy 3, Bob 2, Dee 1, Ann 0
-        rows = selectors.standings()
+        rows = league_standings.standings()
         # Cy and Bob have 4 points each; Cy's win puts him ahead.
         assert [(r.player, r.played, r.wins, r.seconds, r.thirds, r.points) for r in rows] == [
             ("Cy", 2, 1, 0, 1, 4),
@@ -60,7 +62,7 @@ class TestOrder:
         tally(table, "T-more", played=1, thirds=1, points=1)
         tally(table, "Fewer", played=2, thirds=1, points=1)
         tally(table, "Zed", played=3, thirds=1, points=1)
-        rows = selectors.standings()
+        rows = league_standings.standings()
         assert [r.player for r in rows] == [
             "P-high", "W-more", "W-less", "T-more", "Fewer", "S-more", "Zed"
         ]  # fmt: skip
@@ -73,7 +75,7 @@ class TestOrder:
         tally(table, "WinOnly", played=1, wins=1, points=0)
         tally(table, "ThreeThirds", played=3, wins=1, thirds=3, points=3)
         tally(table, "RankedWin", played=1, wins=1, points=3)
-        rows = selectors.standings()
+        rows = league_standings.standings()
         assert [r.player for r in rows] == [
             "Twos", "Thirds", "ThreeThirds", "RankedWin", "ThirdsWin", "WinOnly"
         ]  # fmt: skip
@@ -84,25 +86,25 @@ class TestOrder:
         tally(table, "zoe", played=1, seconds=1, points=2)
         tally(table, "Amy", played=1, seconds=1, points=2)
         tally(table, "Last", played=1, thirds=1, points=1)
-        assert summary(selectors.standings()) == [
+        assert summary(league_standings.standings()) == [
             ("1", "Top", 3), ("=2", "Amy", 2), ("=2", "zoe", 2), ("4", "Last", 1)
         ]  # fmt: skip
 
     def test_winner_takes_all_counts_played_and_wins_only(self, host):
         table = make_table(players=["Ann", "Bob", "Cy"], mode=Table.Mode.WINNER_TAKES_ALL)
         play(table, ["Cy", "Bob"])
-        rows = {r.player: r for r in selectors.standings()}
+        rows = {r.player: r for r in league_standings.standings()}
         assert (rows["Ann"].played, rows["Ann"].wins, rows["Ann"].points) == (1, 1, 0)
         assert (rows["Bob"].seconds, rows["Bob"].thirds, rows["Bob"].points) == (0, 0, 0)
         assert rows["Cy"].played == 1
 
     def test_undoing_a_crowning_takes_it_out_of_the_standings(self, host):
-        from matches import services
+        from matches.play import services
 
         table = make_table(players=["Ann", "Bob", "Cy"])
         play(table, ["Cy", "Bob"])
         services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
-        assert selectors.standings() == []
+        assert league_standings.standings() == []
         assert integrity.integrity_problems() == []
 
 
@@ -112,11 +114,11 @@ class TestFilters:
         snug = make_table(name="Snug", players=["Ann", "Bob", "Cy"])
         play(front, ["Cy", "Bob"])
         play(snug, ["Ann", "Bob"])
-        assert selectors.standings(table_id=front.pk)[0].player == "Ann"
-        assert selectors.standings(table_id=snug.pk)[0].player == "Cy"
+        assert league_standings.standings(table_id=front.pk)[0].player == "Ann"
+        assert league_standings.standings(table_id=snug.pk)[0].player == "Cy"
         today = timezone.localdate()
-        assert len(selectors.standings(date_from=today, date_to=today)) == 3
-        assert selectors.standings(date_to=today - datetime.timedelta(days=1)) == []
+        assert len(league_standings.standings(date_from=today, date_to=today)) == 3
+        assert league_standings.standings(date_to=today - datetime.timedelta(days=1)) == []
 
     def test_page_and_json_with_filters(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy"])
@@ -233,7 +235,9 @@ class TestCacheKeysFollowTheCleanedFilters:
         return table
 
     def no_aggregate(self):
-        return mock.patch.object(selectors, "standings", side_effect=AssertionError("computed"))
+        return mock.patch.object(
+            league_standings, "standings", side_effect=AssertionError("computed")
+        )
 
     def test_junk_parameters_share_the_json_entry_and_tag(self, client, table):
         cache.clear()
@@ -413,7 +417,7 @@ class TestKeptRows:
         return re.search(r"<tbody>.*</tbody>", page, re.S).group()
 
     def test_a_filing_that_reorders_the_league_reads_as_a_fresh_rendering(self, host, client):
-        from matches import caching
+        from matches.web import caching
 
         table = make_table(players=["Ann", "Bob", "Cy </tr> Al", "Dee"])
         play(table, ["Dee", "Cy </tr> Al", "Bob"])

@@ -11,8 +11,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import player_records, services, table_filings, tonight
 from matches.models import Player
+from matches.play import filings as table_filings
+from matches.play import services
+from matches.results import players as player_records
+from matches.rules import nights as night_rules
 from tests.factories import make_table, tap
 from tests.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
 
@@ -96,7 +99,7 @@ class TestKeptFilings:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         post_tap(host_client, table, "Ben")
-        tomorrow = tonight.night_start() + datetime.timedelta(days=1, minutes=1)
+        tomorrow = night_rules.night_start() + datetime.timedelta(days=1, minutes=1)
         with mock.patch.object(timezone, "now", return_value=tomorrow):
             html = post_tap(host_client, table, "Alice")
         assert tonight_rows(html) == []

@@ -7,8 +7,9 @@ import time
 import pytest
 from django.db import connection, transaction
 
-from matches import player_records, table_filings
 from matches.models import Player
+from matches.play import filings as table_filings
+from matches.results import players as player_records
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)

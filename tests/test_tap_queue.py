@@ -10,8 +10,8 @@ import pytest
 from django.contrib.staticfiles import finders
 from django.urls import reverse
 
-from matches import services
 from matches.models import Match, Seat, Tap
+from matches.play import services
 from tests.factories import make_table, open_match, places, seat_of, tap
 from tests.test_views import KEPT_TAP_QUERIES
 
@@ -83,6 +83,8 @@ class TestTapByNumber:
         response = tap_by_number(host_client, table, "Dev", 1)
         assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "match_filed")
         assert Tap.objects.count() == 3
+        # Plain text, as a WSGI server requires of every header value (not a str subclass).
+        assert type(response["X-Tap-Code"]) is str
 
     def test_a_discarded_match_of_that_number_is_not_the_one_tapped(self, host_client, host):
         """An undone crowning discards the match it opened: a tap named by that number waits
@@ -249,7 +251,7 @@ class TestOfflineShell:
     ):
         from django.core.management import call_command
 
-        from matches import offline
+        from matches.web.views import offline
 
         settings.STATIC_ROOT = tmp_path
         settings.STORAGES = {

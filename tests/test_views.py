@@ -9,8 +9,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from matches import services, tonight
 from matches.models import Match, Player, Seat, Table, Tap
+from matches.play import services
+from matches.rules import nights as night_rules
 from tests.factories import make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -605,7 +606,7 @@ class TestConditionalPolling:
         would keep last night's totals with a 304."""
         table = make_table()
         host_client.get(table_url(table))  # the first page sets the CSRF cookie
-        noon = datetime.datetime.combine(timezone.localdate(), tonight.NIGHT_STARTS)
+        noon = datetime.datetime.combine(timezone.localdate(), night_rules.NIGHT_STARTS)
         before = timezone.make_aware(noon - datetime.timedelta(seconds=1))
         clock = [before]
         monkeypatch.setattr(timezone, "now", lambda: clock[0])
@@ -620,7 +621,7 @@ class TestConditionalPolling:
         response = host_client.post(
             reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
         )
-        assert tonight.night_start(before).strftime(".n%Y%m%d") in response["X-Board-ETag"]
+        assert night_rules.night_start(before).strftime(".n%Y%m%d") in response["X-Board-ETag"]
         poll = host_client.get(
             table_url(table), HTTP_IF_NONE_MATCH=response["X-Board-ETag"], **HTMX
         )

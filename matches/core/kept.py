@@ -1,9 +1,25 @@
-"""A small most-recently-used store, per process and thread-safe: kept renderings and reads."""
+"""What a process keeps in memory: small most-recently-used stores (kept renderings and
+reads), thread-safe, and one registry of everything kept, so a test can start from what a
+new process knows."""
 
 import contextlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
+
+_forgetters: list[Callable[[], None]] = []
+
+
+def register(forget: Callable[[], None]) -> None:
+    """Call forget() in forget_all(): for what a module keeps outside a Kept store."""
+    _forgetters.append(forget)
+
+
+def forget_all() -> None:
+    """Forget everything this process keeps, as a new process starts."""
+    for forget in _forgetters:
+        forget()
 
 
 class Kept:
@@ -16,6 +32,7 @@ class Kept:
         self.items: OrderedDict[tuple, Any] = OrderedDict()
         self.lock = threading.Lock()
         self.fills: dict[tuple, list] = {}  # key: [its lock, threads holding or wanting it]
+        register(self.clear)
 
     def get(self, key: tuple) -> Any:
         with self.lock:

@@ -9,9 +9,11 @@ database (the restore epoch, the stamp's version) and the night, never "the late
 import datetime
 from dataclasses import dataclass
 
-from . import selectors, tonight
-from .kept import Kept
-from .models import Match, Table
+from matches.core.kept import Kept
+from matches.core.stamp import Stamped
+from matches.models import Match
+from matches.play import selectors, tonight
+from matches.rules.nights import night_start
 
 KEPT_TABLES = 256
 kept = Kept(KEPT_TABLES)
@@ -23,12 +25,13 @@ class Filed:
     recent: list[Match]
 
 
-def filed(*, table: Table, now: datetime.datetime, kept_ok: bool = True) -> Filed:
-    """The table's filed results for its board at now. table carries the restore epoch and
-    the stamp's version it was read or written with (selectors.stamped_table, the tap's
-    bump). With kept_ok False (a crowning in this transaction has just filed a match and
-    moved the stamp), they are read afresh and not kept."""
-    key = (table.pk, str(table.epoch), table.league, tonight.night_start(now))
+def filed(*, stamped: Stamped, now: datetime.datetime, kept_ok: bool = True) -> Filed:
+    """The table's filed results for its board at now. stamped carries the restore epoch and
+    the stamp's version the table was read or written with (core.stamp). With kept_ok False
+    (a crowning in this transaction has just filed a match and moved the stamp), they are
+    read afresh and not kept."""
+    table = stamped.table
+    key = (table.pk, stamped.epoch, stamped.league, night_start(now))
     found = kept.get(key) if kept_ok else None
     if found is None:
         found = Filed(

@@ -1,30 +1,14 @@
 """Reads that span relations. Each runs a fixed number of queries, however long the table's
 history: the table page and its polling stay cheap all season."""
 
-import datetime
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
-from typing import Any, Generic, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, Sum
-from django.utils.formats import number_format
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 
-from . import ratings, running_totals, tonight
-from .models import (
-    AllTimeTotal,
-    DailyTally,
-    Match,
-    Player,
-    Season,
-    Seat,
-    StandingsStamp,
-    Table,
-    Tap,
-)
-from .scoring import points_for, shown_place
+from matches.models import Match, Seat, Table, Tap
+from matches.play import tonight
+from matches.ratings import selectors as ratings
+from matches.rules.scoring import points_for, shown_place
 
 RECENT_MATCHES = 5
 
@@ -49,137 +33,18 @@ class Board:
     undo_drops_roster: bool = False
 
 
-def standings_stamp() -> str:
-    """Changes whenever any standings change; one read of a one-row table."""
-    row = StandingsStamp.objects.values_list("epoch", "version").first()
-    return f"{row[0].hex}.{row[1]}" if row else "0"
-
-
-# Plain SQL for the two reads that are a poll's whole work: building the ORM query cost more
-# than running it. Table names as the models declare them (Meta.db_table's default).
-_VERSION_SQL = "SELECT version FROM matches_table WHERE id = %s"
-# The restore epoch (services never change it; `manage.py restore` does) comes with the row:
-# a table's version goes back to the backup's on a restore, so a tag names the epoch too.
-# The league's version comes too: the TV shows league ratings, which filings at other
-# tables change.
-_STAMPED_SQL = (
-    "SELECT {columns}, s.epoch AS epoch, s.version AS league"
-    " FROM matches_table t LEFT JOIN matches_standingsstamp s ON s.id = 1 WHERE t.id = %s"
-)
-
-
-def table_version(*, table_id: int) -> int | None:
-    """The table's change counter, or None when there is no such table."""
-    with connection.cursor() as cursor:
-        cursor.execute(_VERSION_SQL, [table_id])
-        row = cursor.fetchone()
-    return None if row is None else row[0]
-
-
-@dataclass(frozen=True)
-class _RowReader:
-    """The stamped read's SQL and the table fields' converters, worked out once per database
-    connection: Table.objects.raw() did it on every call, which cost four times the query
-    (every spectator poll runs this read)."""
-
-    sql: str
-    attnames: list[str]
-    converters: list[tuple[int, Any, list]]  # (position, column, converters), as the ORM's
-
-    @classmethod
-    def build(cls, wrapper) -> "_RowReader":
-        fields = Table._meta.concrete_fields
-        columns = ", ".join(f"t.{wrapper.ops.quote_name(f.column)}" for f in fields)
-        converters = []
-        for position, model_field in enumerate(fields):
-            column = model_field.get_col("t")
-            found = wrapper.ops.get_db_converters(column) + model_field.get_db_converters(wrapper)
-            if found:
-                converters.append((position, column, found))
-        return cls(_STAMPED_SQL.format(columns=columns), [f.attname for f in fields], converters)
-
-    def table(self, wrapper, row: tuple) -> Table:
-        values = list(row[: len(self.attnames)])
-        for position, column, converters in self.converters:
-            for convert in converters:
-                values[position] = convert(values[position], column, wrapper)
-        table = Table.from_db(wrapper.alias, self.attnames, values)
-        table.epoch, table.league = row[len(self.attnames) :]
-        return table
-
-
-_row_readers: "weakref.WeakKeyDictionary[Any, _RowReader]" = weakref.WeakKeyDictionary()
-
-
-def stamped_table(*, table_id: int, lock: bool = False) -> Table | None:
-    """The table row with the restore epoch (table.epoch, as stored: its hex or a UUID) and
-    the league's version (table.league), in one indexed read; with lock, locked until the
-    transaction ends (PostgreSQL; SQLite's IMMEDIATE transaction already holds the write
-    lock). The row comes as the ORM would build it (Table.from_db, its converters)."""
-    wrapper = connections[DEFAULT_DB_ALIAS]  # this thread's own connection
-    reader = _row_readers.get(wrapper)
-    if reader is None:
-        reader = _row_readers[wrapper] = _RowReader.build(wrapper)
-    sql = reader.sql
-    if lock and wrapper.features.has_select_for_update:
-        sql += " FOR UPDATE OF t"
-    with wrapper.cursor() as cursor:
-        cursor.execute(sql, [table_id])
-        row = cursor.fetchone()
-    return None if row is None else reader.table(wrapper, row)
-
-
-def restore_epoch() -> str:
-    """The restore epoch alone, for a tag built from a version a write already holds."""
-    epoch = StandingsStamp.objects.filter(pk=1).values_list("epoch", flat=True).first()
-    return epoch.hex if epoch else "0"
-
-
-T = TypeVar("T")
-SNAPSHOT_TRIES = 3
-
-
-@dataclass(frozen=True)
-class Snapshot(Generic[T]):
-    """What read(table) returned, all of it from the state at table.version. tries counts
-    the reads (1: the first was clean; SNAPSHOT_TRIES + 1: it took the locked read)."""
-
-    table: Table
-    content: T
-    tries: int
-
-
-def table_snapshot(
-    *, table_id: int, read: Callable[[Table], T], first: Table | None = None
-) -> Snapshot[T] | None:
-    """read(table) from one consistent state of the table, or None: no such table.
-
-    Every write bumps the table's version in the transaction that makes the change
-    (services._mark_changed), so when the version read after read() equals the one read
-    with the row before it, no write committed in between and every query in read() saw the
-    same state. Otherwise read again (a tap landed mid-read); after SNAPSHOT_TRIES, read
-    under the table's row lock, which every write on the table takes first. first is the
-    row (from stamped_table) when the caller already read it for the ETag."""
-    table = first or stamped_table(table_id=table_id)
-    for tries in range(1, SNAPSHOT_TRIES + 1):
-        if table is None:
-            return None
-        content = read(table)
-        if table_version(table_id=table_id) == table.version:
-            return Snapshot(table, content, tries)
-        table = stamped_table(table_id=table_id)
-    with transaction.atomic():
-        table = stamped_table(table_id=table_id, lock=True)
-        return None if table is None else Snapshot(table, read(table), SNAPSHOT_TRIES + 1)
-
-
 def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:
     """The open match, its standing seats in seating order, and who is out, first out first."""
     match = table.matches.open().select_related("first_dealer").first()
     seats = list(match.seats.select_related("player")) if match else []
+    return match, *_standing_and_out(seats)
+
+
+def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
+    """Who stands, in the order given, and who is out, first out first."""
     standing = [seat for seat in seats if seat.place is None]
     out = sorted((seat for seat in seats if seat.place is not None), key=lambda s: -s.place)
-    return match, standing, out
+    return standing, out
 
 
 def _filed_with_winners(table: Table):
@@ -244,8 +109,7 @@ def board_after_tap(
     the latest filed matches (recent_filed) as the tap found them. Reads nothing."""
     crowned = next_match is not None
     match, board_seats = (next_match, next_seats or []) if crowned else (tap.match, seats)
-    standing = [seat for seat in board_seats if seat.place is None]
-    out = sorted((seat for seat in board_seats if seat.place is not None), key=lambda s: -s.place)
+    standing, out = _standing_and_out(board_seats)
     return Board(
         table=table,
         match=match,
@@ -262,7 +126,7 @@ def board_after_tap(
     )
 
 
-def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, "ratings.RatingRow"]:
+def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, ratings.RatingRow]:
     """The league rating of each player in the TV's tonight table, by player id; one query,
     none before anyone filed tonight."""
     rows = ratings.ratings_of(player_ids=[row.player_id for row in tonight])
@@ -391,166 +255,6 @@ def table_api(*, table: Table) -> dict:
             for match in filed
         ],
     }
-
-
-@dataclass(frozen=True)
-class StandingRow:
-    rank: int
-    shared: bool
-    player_id: int
-    player: str
-    played: int
-    wins: int
-    seconds: int
-    thirds: int
-    points: int
-
-    @property
-    def win_percent(self) -> Decimal:
-        """Rounded once, half up, to one decimal (2 of 3 is 66.7): the page and the CSV
-        show this same number (number_format alone would cut 66.66… to 66.6)."""
-        if not self.played:
-            return Decimal("0.0")
-        exact = Decimal(100 * self.wins) / Decimal(self.played)
-        return exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
-
-    @property
-    def win_percent_text(self) -> str:
-        """One decimal, in the reader's language (66.7 or 66,7)."""
-        return number_format(self.win_percent, 1)
-
-    def as_json(self) -> dict:
-        """The row in the standings API."""
-        return {name: getattr(self, name) for name in STANDING_JSON_FIELDS}
-
-    def as_csv_row(self) -> list:
-        """The row in the standings CSV, under STANDING_CSV_HEADER."""
-        # The rank stays a number a spreadsheet can sort; "shared" says it is shared ("=2").
-        shared = "yes" if self.shared else "no"
-        counts = [self.played, self.wins, self.seconds, self.thirds, self.points]
-        return [self.rank, shared, self.player, *counts, str(self.win_percent)]
-
-
-STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
-STANDING_CSV_HEADER = [
-    "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
-]  # fmt: skip
-
-
-def filter_choices() -> tuple[list, list]:
-    """What the standings filters offer: every table and season as (id, name), two small
-    reads where rendering their lists costs a hundred times more."""
-    tables = list(Table.objects.order_by("name", "id").values_list("pk", "name"))
-    seasons = list(Season.objects.values_list("pk", "name"))
-    return tables, seasons
-
-
-def _tally_filter(
-    table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
-) -> Q:
-    where = Q()
-    if table_id is not None:
-        where &= Q(table_id=table_id)
-    if date_from is not None:
-        where &= Q(day__gte=date_from)
-    if date_to is not None:
-        where &= Q(day__lte=date_to)
-    return where
-
-
-SUMS = {f"{name}_sum": Sum(name) for name in ("played", "wins", "seconds", "thirds", "points")}
-
-
-def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
-    # More is better except matches played: fewer is the last tie-break.
-    if wins_only:
-        return (-row["wins_sum"], row["played_sum"])
-    return (
-        -row["points_sum"],
-        -row["wins_sum"],
-        -row["seconds_sum"],
-        -row["thirds_sum"],
-        row["played_sum"],
-    )
-
-
-def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[StandingRow]:
-    """Player rows (name, key and SUMS) in standings order with their ranks: players equal
-    on every step share a rank (1, =2, =2, 4) and are listed by name."""
-    # Each row's order key once (a league has hundreds of players; this runs on every filing).
-    keyed = sorted(
-        ((_order_key(row, wins_only), row["player__key"], row["player_id"], row) for row in rows),
-        key=lambda item: item[:3],
-    )
-    result: list[StandingRow] = []
-    for index, (key, _, _, row) in enumerate(keyed):
-        tied_above = index > 0 and keyed[index - 1][0] == key
-        tied_below = index + 1 < len(keyed) and keyed[index + 1][0] == key
-        result.append(
-            StandingRow(
-                rank=result[-1].rank if tied_above else index + 1,
-                shared=tied_above or tied_below,
-                player_id=row["player_id"],
-                player=row["player__name"],
-                played=row["played_sum"],
-                wins=row["wins_sum"],
-                seconds=row["seconds_sum"],
-                thirds=row["thirds_sum"],
-                points=row["points_sum"],
-            )
-        )
-    return result
-
-
-def standings(
-    *,
-    table_id: int | None = None,
-    date_from: datetime.date | None = None,
-    date_to: datetime.date | None = None,
-    mode: str | None = None,
-    wins_only: bool = False,
-) -> list[StandingRow]:
-    """League standings over filed matches: a date range from the running totals (one
-    query), otherwise summed over the all-time totals, or a table's daily tallies.
-
-    Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
-    matches only (wins_only) rank by wins, then fewer played: that mode keeps no points."""
-    if (date_from or date_to) and table_id is None:
-        # Two rows per player and mode, however long the range (running_totals.py).
-        rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
-        return rank_standings(rows, wins_only=wins_only)
-    # The all-time totals answer without dates; one table's few daily tallies its range.
-    source = DailyTally if date_from or date_to else AllTimeTotal
-    where = _tally_filter(table_id, date_from, date_to)
-    if mode:
-        where &= Q(table__mode=mode)
-    # Summed per player id alone, from the covering indexes (models.DailyTally): joining
-    # the names to every tally row would cost more than reading them once per player.
-    sums = (
-        source.objects.filter(where)
-        .values("player_id")
-        .annotate(**SUMS)
-        .filter(played_sum__gt=0)
-        .order_by()
-    )
-    # Ranks over the player rows (a few hundred at most), not over matches.
-    return rank_standings(_with_names(sums), wins_only=wins_only)
-
-
-def _with_names(sums) -> list[dict]:
-    """The per-player sums with each player's name and key joined to them, in one query:
-    once per player rather than once per tally row, and without a second query naming
-    every player id."""
-    # Django's own SQL for the sums, its parameters passed apart: nothing here is user text.
-    sql, params = sums.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f'SELECT t.*, p."name" AS "player__name", p."key" AS "player__key" FROM ({sql}) t'  # noqa: S608
-            f' JOIN "{Player._meta.db_table}" p ON p."id" = t."player_id"',
-            params,
-        )
-        columns = [column[0] for column in cursor.description]
-        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 def table_results(*, table: Table):

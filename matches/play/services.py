@@ -1,6 +1,9 @@
-"""Every write that carries a game rule. Each runs in one transaction that first locks the
-table row (then the match row), so two tablets on one table are applied one after the other:
-no two players can take the same place and no match can be crowned twice."""
+"""Every write of play that carries a game rule: launch, tap, crown, undo, roster, close and
+reopen. Each write on a table runs in one transaction that first locks the table row (a tap
+by moving its version on, core.stamp.table_bump_returning; undo, roster, close and reopen
+with SELECT … FOR UPDATE, and all but reopen then the match row), so two tablets on one table
+are applied one after the other: no two players can take the same place and no match can be
+crowned twice."""
 
 import datetime
 import random
@@ -8,29 +11,20 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, F, Value, When
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from . import head_to_head, nights, ratings, running_totals, selectors, table_filings, tonight
-from .limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
-from .models import (
-    AllTimeTotal,
-    DailyTally,
-    Match,
-    Player,
-    Seat,
-    StandingsStamp,
-    Table,
-    Tap,
-    clean_name,
-    name_key,
-)
-from .scoring import COUNT_FIELDS, place_counts
+from matches.core.errors import Refusal, RuleError
+from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
+from matches.models import Match, Player, Seat, Table, Tap
+from matches.org.hosts import may_change_table
+from matches.play import filings, selectors, tonight
+from matches.results import filing
+from matches.results.players import player_name_clean, players_resolve
+from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
+from matches.rules.names import name_key
 
 TABLE_NAME_EMPTY = _("Give the table a name.")
 TABLE_NAME_TOO_LONG = _("A table name is at most %(limit_value)s characters.")
@@ -38,10 +32,6 @@ UNKNOWN_MODE = _("Choose a mode: Winner takes all or Ranked (3/2/1).")
 TOO_FEW_PLAYERS = _("A table needs at least %(min)s players; %(count)s given.")
 TOO_MANY_PLAYERS = _("A table seats at most %(max)s players; %(count)s given.")
 DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
-PLAYER_NAME_TAKEN = _(
-    "Another player is already called “%(name)s” (names ignore upper and lower case); "
-    "choose a different name."
-)
 NOT_YOUR_TABLE = _(
     "Only the host who launched this table, or an admin, can change it; nothing was changed."
 )
@@ -65,7 +55,6 @@ NOT_LATEST_NAMED = _(
     "%(name)s’s tap is no longer the most recent one on this table, so it was not undone; "
     "nothing was changed."
 )
-FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 ROSTER_LOCKED = _("The roster can only change before the first tap of a match.")
 MATCH_UNDER_WAY = _(
     "Match %(number)s is under way (out so far: %(names)s). Confirm that it is discarded, or "
@@ -78,16 +67,6 @@ UNDO_DROPS_ROSTER = _(
 )
 
 
-class RuleError(Exception):
-    """A write the rules refuse. Its message is shown to the host as it is; its code is for
-    programs (the tablet's tap queue explains a refused tap by it)."""
-
-    def __init__(self, message: str, *, code: str = "refused", **params: object) -> None:
-        self.message = str(message) % params if params else str(message)
-        self.code = code
-        super().__init__(self.message)
-
-
 @dataclass(frozen=True)
 class TapResult:
     tap: Tap
@@ -98,9 +77,10 @@ class TapResult:
     # True when the same request (same idempotency key) had already been applied.
     replayed: bool = False
     # The board as this tap left it, read inside its transaction under the table lock, and
-    # the table with the version it wrote: the tap's answer and its tag name one state.
-    # None for a replay (nothing was written; the view reads the board afresh).
+    # the table with the version it wrote (stamped): the tap's answer and its tag name one
+    # state. None for a replay (nothing was written; the view reads the board afresh).
     board: "selectors.Board | None" = None
+    stamped: Stamped | None = None
     tonight: "list[tonight.TonightRow] | None" = None
     # When tonight's totals were read: the answer's tag names that night, not the one at the
     # moment the tag is built (a tap answered across noon would otherwise tag last night's
@@ -119,24 +99,6 @@ class UndoResult:
     replayed: bool = False
 
 
-def player_name_clean(name: str) -> str:
-    """A name as stored (see models.clean_name), or a RuleError saying what is wrong."""
-    try:
-        return clean_name(name)
-    except ValidationError as error:
-        raise RuleError(error.messages[0]) from None
-
-
-def player_name_available(*, name: str, player_id: int | None = None) -> str:
-    """A name as stored for this player (None: a new one), or a RuleError when it is not a
-    clean name or another player already has it."""
-    name = player_name_clean(name)
-    holder = Player.objects.filter(key=name_key(name)).exclude(pk=player_id).first()
-    if holder is not None:
-        raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
-    return name
-
-
 def clean_player_names(names: Sequence[str]) -> list[str]:
     """Names as stored, in seating order, or a RuleError naming the first problem."""
     cleaned = [player_name_clean(name) for name in names]
@@ -152,95 +114,34 @@ def clean_player_names(names: Sequence[str]) -> list[str]:
     return cleaned
 
 
-def players_resolve(*, names: Sequence[str]) -> list[Player]:
-    """The league's players for these names (created as first written), in the same order."""
-    wanted = {name_key(name): name for name in names}
-
-    def existing() -> dict[str, Player]:
-        return {player.key: player for player in Player.objects.filter(key__in=wanted)}
-
-    found = existing()
-    missing = [Player(name=name, key=key) for key, name in wanted.items() if key not in found]
-    if missing:
-        # Another table may create the same new player at this moment: let the unique
-        # index pick one row and read it back instead of failing.
-        Player.objects.bulk_create(missing, ignore_conflicts=True)
-        found = existing()
-    return [found[name_key(name)] for name in names]
-
-
 def _lock_open_table(table_id: int, by: AbstractBaseUser) -> Table:
     table = Table.objects.select_for_update().get(pk=table_id)
-    if not table.can_be_changed_by(by):
-        raise RuleError(NOT_YOUR_TABLE, code="not_your_table")
-    if not table.is_open:
-        raise RuleError(TABLE_CLOSED, code="table_closed")
+    _check_may_change(table, by)
     return table
+
+
+def _check_may_change(table: Table, by: AbstractBaseUser) -> None:
+    if not may_change_table(by, table):
+        raise RuleError(NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE)
+    if not table.is_open:
+        raise RuleError(TABLE_CLOSED, code=Refusal.TABLE_CLOSED)
 
 
 def _check_open(match: Match) -> Match:
     if match.status == Match.Status.FILED:
-        raise RuleError(MATCH_FILED, code="match_filed", number=match.number)
+        raise RuleError(MATCH_FILED, code=Refusal.MATCH_FILED, number=match.number)
     if match.status == Match.Status.DISCARDED:
-        raise RuleError(MATCH_DISCARDED, code="match_discarded", number=match.number)
+        raise RuleError(MATCH_DISCARDED, code=Refusal.MATCH_DISCARDED, number=match.number)
     return match
 
 
 def _lock_match(table: Table, match_id: int) -> Match:
     match = Match.objects.select_for_update().filter(pk=match_id).first()
     if match is None:
-        raise RuleError(MATCH_NOT_FOUND, code="match_not_found")
+        raise RuleError(MATCH_NOT_FOUND, code=Refusal.MATCH_NOT_FOUND)
     if match.table_id != table.pk:
-        raise RuleError(WRONG_TABLE, code="wrong_table")
+        raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE)
     return _check_open(match)
-
-
-def _mark_changed(table: Table) -> None:
-    """Bump the table's change counter: pollers' ETags are built on it."""
-    table.version += 1
-    table.save(update_fields=["version"])
-
-
-def standings_changed() -> None:
-    """Move the standings stamp on, so cached standings pages and their ETags are rebuilt.
-    Call it (inside the write's transaction) for anything those pages show: a match filed or
-    unfiled, a player renamed or merged, a table launched, renamed, closed or reopened.
-    The row update also locks the stamp until the transaction ends: writes that must happen
-    league-wide in order (filing with its ratings, seasons) take their turn on it."""
-    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
-    StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
-
-
-def _add_to_standings(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
-    """Add a filed match to the standings counts (sign 1), or take it back (sign -1): the
-    day's tally, the all-time total and the running totals that date ranges read. What
-    each place is worth is scoring's to say."""
-    worth = {seat.player_id: place_counts(table.mode, seat.place) for seat in seats}
-    changes = {
-        field: F(field)
-        + Case(
-            *[
-                When(player_id=player_id, then=Value(sign * getattr(counts, field)))
-                for player_id, counts in worth.items()
-            ],
-            default=Value(0),
-        )
-        for field in COUNT_FIELDS
-        if any(getattr(counts, field) for counts in worth.values())
-    }
-    standings_changed()
-    day = timezone.localdate(match.filed_at)
-    running_totals.running_file(day=day, mode=table.mode, seats=seats, sign=sign)
-    for model, where in (
-        (DailyTally, {"day": day}),
-        (AllTimeTotal, {}),
-    ):
-        if sign > 0:
-            model.objects.bulk_create(
-                [model(player_id=seat.player_id, table=table, **where) for seat in seats],
-                ignore_conflicts=True,
-            )
-        model.objects.filter(table=table, player_id__in=worth, **where).update(**changes)
 
 
 def choose_first_dealer(players: Sequence[Player]) -> Player:
@@ -269,11 +170,16 @@ def _open_match(*, table: Table, number: int, players: Sequence[Player]) -> Matc
         first_dealer=_first_dealer(table=table, number=number, players=players),
     )
     # Kept on the match: a crowning's answer shows the new match without reading it back.
-    match.seats_opened = Seat.objects.bulk_create(
+    match.seats_opened = _seat(match, players)
+    return match
+
+
+def _seat(match: Match, players: Sequence[Player]) -> list[Seat]:
+    """Seat the players in a match, clockwise in the order given."""
+    return Seat.objects.bulk_create(
         Seat(match=match, player=player, position=position)
         for position, player in enumerate(players)
     )
-    return match
 
 
 @transaction.atomic
@@ -328,40 +234,10 @@ def match_eliminate(
         # very moment). Its transaction is rolled back; say which.
         earlier = Tap.objects.select_related("match").filter(key=key).first()
         if earlier is None or earlier.match.table_id != table_id:
-            raise RuleError(WRONG_TABLE, code="wrong_table") from None
+            raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE) from None
         if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone") from None
+            raise RuleError(TAP_WAS_UNDONE, code=Refusal.TAP_WAS_UNDONE) from None
         return _replay(Tap.objects.select_related("match", "player").get(pk=earlier.pk))
-
-
-# Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them. The restore
-# epoch and the standings stamp's version come back with the row (as selectors.stamped_table
-# reads them): the tag of the state this write leaves needs no read of its own, and a plain
-# tap finds what the table has filed as this process last read it (table_filings).
-# On PostgreSQL the subqueries read the statement's snapshot: an UPDATE that waited for the
-# row's lock (a rename or a crowning at this table ahead of it) returns the row as that
-# write left it but the stamp as it was before. "seen" (the version in that snapshot, one
-# less than the row's; SQLite's subqueries see the row as updated) tells: if the row moved
-# meanwhile, the stamp is read again (_stamp_after_wait).
-_BUMP_TABLE = (
-    'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = %s RETURNING *,'
-    ' (SELECT s."epoch" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "epoch",'
-    ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league",'
-    ' (SELECT v."version" FROM "matches_table" v WHERE v."id" = %s) AS "seen"'
-)
-_STAMP_SQL = 'SELECT "epoch", "version" FROM "matches_standingsstamp" WHERE "id" = 1'
-
-
-def _stamp_after_wait(table: Table) -> None:
-    """The stamp as it is now, if the bump waited behind another write to the table: that
-    write (every one bumps the version) may have moved it after the bump's snapshot. Never
-    on SQLite, whose writes take turns whole."""
-    if table.seen >= table.version - 1:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(_STAMP_SQL)
-        row = cursor.fetchone()
-    table.epoch, table.league = row if row is not None else (None, None)
 
 
 class _Retried(Exception):
@@ -372,19 +248,15 @@ class _Retried(Exception):
         super().__init__(tap.pk)
 
 
-def _bump_open_table(table_id: int, by: AbstractBaseUser) -> Table:
-    """Lock the table by bumping its change counter, in one statement that returns the row
-    (the lock and the version the write leaves, without a second round trip). A refused
-    write raises inside its transaction, so the bump is rolled back with it."""
-    table = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id, table_id])), None)
-    if table is None:
+def _bump_open_table(table_id: int, by: AbstractBaseUser) -> Stamped:
+    """Lock the table by moving its version on (core.stamp.table_bump_returning: the lock,
+    the version the write leaves and the stamp, in one statement), then check the host may
+    change it and it is open."""
+    stamped = table_bump_returning(table_id=table_id)
+    if stamped is None:
         raise Table.DoesNotExist
-    _stamp_after_wait(table)
-    if not table.can_be_changed_by(by):
-        raise RuleError(NOT_YOUR_TABLE, code="not_your_table")
-    if not table.is_open:
-        raise RuleError(TABLE_CLOSED, code="table_closed")
-    return table
+    _check_may_change(stamped.table, by)
+    return stamped
 
 
 def _seats_with_match(
@@ -405,15 +277,15 @@ def _seats_with_match(
         )
         if not seats:
             # A number past the open match: its crowning has not happened (or was undone).
-            raise RuleError(MATCH_NOT_OPEN, code="match_not_open", number=match_number)
+            raise RuleError(MATCH_NOT_OPEN, code=Refusal.MATCH_NOT_OPEN, number=match_number)
     if not seats:
         # Every match is seated (at least MIN_PLAYERS), so no seats means no such match.
-        raise RuleError(MATCH_NOT_FOUND, code="match_not_found")
+        raise RuleError(MATCH_NOT_FOUND, code=Refusal.MATCH_NOT_FOUND)
     match = seats[0].match
     for seat in seats:
         seat.match = match  # one instance: the board reads the status this tap sets
     if match.table_id != table.pk:
-        raise RuleError(WRONG_TABLE, code="wrong_table")
+        raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE)
     match.table = table
     return _check_open(match), seats
 
@@ -424,9 +296,9 @@ def _target(
     match, seats = _seats_with_match(table, match_id, match_number)
     seat = next((s for s in seats if s.player_id == player_id), None)
     if seat is None:
-        raise RuleError(UNKNOWN_PLAYER, code="not_seated")
+        raise RuleError(UNKNOWN_PLAYER, code=Refusal.NOT_SEATED)
     if seat.place is not None:
-        raise RuleError(ALREADY_OUT, code="already_out", name=seat.player.name)
+        raise RuleError(ALREADY_OUT, code=Refusal.ALREADY_OUT, name=seat.player.name)
     return match, seats, seat
 
 
@@ -440,7 +312,8 @@ def _match_eliminate(
     key: uuid.UUID,
     by: AbstractBaseUser,
 ) -> TapResult:
-    table = _bump_open_table(table_id, by)
+    stamped = _bump_open_table(table_id, by)
+    table = stamped.table
     try:
         match, seats, seat = _target(table, match_id, match_number, player_id)
     except RuleError:
@@ -452,9 +325,9 @@ def _match_eliminate(
         if earlier is None:
             raise
         if earlier.match.table_id != table.pk:
-            raise RuleError(WRONG_TABLE, code="wrong_table") from None
+            raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE) from None
         if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE, code="tap_was_undone") from None
+            raise RuleError(TAP_WAS_UNDONE, code=Refusal.TAP_WAS_UNDONE) from None
         raise _Retried(earlier) from None
 
     standing = [s for s in seats if s.place is None]
@@ -474,18 +347,13 @@ def _match_eliminate(
         match.winner = winner
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
-        _add_to_standings(table=table, match=match, seats=seats, sign=1)
-        ratings.ratings_file(match=match, mode=table.mode, seats=seats)
-        head_to_head.pairs_file(mode=table.mode, seats=seats, sign=1)
-        nights.nights_file(
-            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=1
-        )
+        filing.match_file(table=table, match=match, seats=seats)
         next_match = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
     now = timezone.now()
     # A crowning has just changed what the table filed (and moved the stamp): read afresh.
-    filed = table_filings.filed(table=table, now=now, kept_ok=next_match is None)
+    filed = filings.filed(stamped=stamped, now=now, kept_ok=next_match is None)
     board = selectors.board_after_tap(
         table=table,
         tap=tap,
@@ -500,6 +368,7 @@ def _match_eliminate(
         winner=winner,
         next_match=next_match,
         board=board,
+        stamped=stamped,
         tonight=filed.tonight,
         tonight_at=now,
     )
@@ -548,17 +417,17 @@ def table_undo_last(
     if tap_key is not None:
         named = Tap.objects.select_related("player", "match").filter(key=tap_key).first()
         if named is None:
-            raise RuleError(TAP_NEVER_RECORDED, code="tap_unknown")
+            raise RuleError(TAP_NEVER_RECORDED, code=Refusal.TAP_UNKNOWN)
         if named.match.table_id != table.pk:
-            raise RuleError(TAP_NOT_FOUND, code="tap_not_found")
+            raise RuleError(TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
         if named.is_undone:
             return UndoResult(tap=named, match=named.match, reopened=False, replayed=True)
     elif tap_id is not None:
         named = Tap.objects.filter(pk=tap_id, match__table=table).first()
         if named is None:
-            raise RuleError(TAP_NOT_FOUND, code="tap_not_found")
+            raise RuleError(TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
         if named.is_undone:
-            raise RuleError(ALREADY_UNDONE, code="already_undone")
+            raise RuleError(ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
     latest = (
         Tap.objects.select_related("player")
         .filter(match__table=table, undone_at__isnull=True)
@@ -566,11 +435,11 @@ def table_undo_last(
         .first()
     )
     if latest is None:
-        raise RuleError(NOTHING_TO_UNDO, code="nothing_to_undo")
+        raise RuleError(NOTHING_TO_UNDO, code=Refusal.NOTHING_TO_UNDO)
     if named is not None and latest.pk != named.pk:
         if tap_key is not None:
-            raise RuleError(NOT_LATEST_NAMED, code="not_latest", name=named.player.name)
-        raise RuleError(NOT_LATEST, code="not_latest")
+            raise RuleError(NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player.name)
+        raise RuleError(NOT_LATEST, code=Refusal.NOT_LATEST)
 
     match = Match.objects.select_for_update().get(pk=latest.match_id)
     reopened = match.status == Match.Status.FILED
@@ -581,18 +450,13 @@ def table_undo_last(
         if following is not None and not drop_roster and roster_changed(match, following):
             raise RuleError(
                 UNDO_DROPS_ROSTER,
-                code="undo_drops_roster",
+                code=Refusal.UNDO_DROPS_ROSTER,
                 number=match.number,
                 next=following.number,
             )
         table.matches.open().update(status=Match.Status.DISCARDED)
         seats = list(match.seats.all())
-        _add_to_standings(table=table, match=match, seats=seats, sign=-1)
-        ratings.ratings_unfile(match=match)
-        head_to_head.pairs_file(mode=table.mode, seats=seats, sign=-1)
-        nights.nights_file(
-            day=timezone.localdate(match.filed_at), mode=table.mode, seats=seats, sign=-1
-        )
+        filing.match_unfile(table=table, match=match, seats=seats)
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None
@@ -602,7 +466,7 @@ def table_undo_last(
     latest.undone_at = timezone.now()
     latest.undone_by = by
     latest.save(update_fields=["undone_at", "undone_by"])
-    _mark_changed(table)
+    table_bump(table)
     return UndoResult(tap=latest, match=match, reopened=reopened)
 
 
@@ -614,17 +478,14 @@ def match_set_roster(
     table = _lock_open_table(table_id, by)
     match = _lock_match(table, match_id)
     if match.taps.filter(undone_at__isnull=True).exists():
-        raise RuleError(ROSTER_LOCKED, code="roster_locked")
+        raise RuleError(ROSTER_LOCKED, code=Refusal.ROSTER_LOCKED)
     players = players_resolve(names=clean_player_names(player_names))
     match.seats.all().delete()
-    Seat.objects.bulk_create(
-        Seat(match=match, player=player, position=position)
-        for position, player in enumerate(players)
-    )
+    _seat(match, players)
     if match.first_dealer_id not in {player.pk for player in players}:
         match.first_dealer = choose_first_dealer(players)
         match.save(update_fields=["first_dealer"])
-    _mark_changed(table)
+    table_bump(table)
     return match
 
 
@@ -650,29 +511,9 @@ def table_close(
             raise RuleError(MATCH_UNDER_WAY, number=match.number, names=names)
     table.matches.open().update(status=Match.Status.DISCARDED)
     table.closed_at = timezone.now()
-    table.version += 1
-    table.save(update_fields=["closed_at", "version"])
+    table_bump(table, "closed_at")
     standings_changed()
     return table
-
-
-@transaction.atomic
-def first_host_create(*, user: AbstractBaseUser) -> AbstractBaseUser:
-    """Save the first host account, an admin; refused once any account exists, however many
-    setup requests arrive at once."""
-    users = get_user_model()
-    connection = transaction.get_connection()
-    if connection.vendor == "postgresql":
-        # Serialises the check and the insert below; the lock conflicts with itself only.
-        with connection.cursor() as cursor:
-            table = connection.ops.quote_name(users._meta.db_table)
-            cursor.execute(f"LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE")
-    # On SQLite the IMMEDIATE transaction already holds the database's one write lock.
-    if users.objects.exists():
-        raise RuleError(FIRST_HOST_EXISTS)
-    user.is_staff = user.is_superuser = True
-    user.save()
-    return user
 
 
 @transaction.atomic
@@ -680,7 +521,7 @@ def table_reopen(*, table_id: int, by: AbstractBaseUser) -> Match:
     """Reopen a closed table: the next match opens with the latest roster, and numbering
     continues after the last filed match."""
     table = Table.objects.select_for_update().get(pk=table_id)
-    if not table.can_be_changed_by(by):
+    if not may_change_table(by, table):
         raise RuleError(NOT_YOUR_TABLE)
     if table.is_open:
         raise RuleError(TABLE_NOT_CLOSED)
@@ -690,6 +531,5 @@ def table_reopen(*, table_id: int, by: AbstractBaseUser) -> Match:
     filed = table.matches.filed().order_by("-number").values_list("number", flat=True).first()
     match = _open_match(table=table, number=(filed or 0) + 1, players=players)
     table.closed_at = None
-    table.version += 1
-    table.save(update_fields=["closed_at", "version"])
+    table_bump(table, "closed_at")
     return match

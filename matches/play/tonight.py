@@ -7,12 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db.models import Count
-from django.utils import timezone
 
-from .models import Match, Seat, Table
-from .scoring import is_ranked, place_counts
-
-NIGHT_STARTS = datetime.time(12)
+from matches.models import Match, Seat, Table
+from matches.rules.nights import night_start
+from matches.rules.scoring import is_ranked, place_counts
 
 
 @dataclass(frozen=True)
@@ -24,13 +22,6 @@ class TonightRow:
     played: int
     wins: int
     points: int | None
-
-
-def night_start(now: datetime.datetime | None = None) -> datetime.datetime:
-    """When tonight began: noon today, or noon yesterday before noon (local time)."""
-    local = timezone.localtime(now)
-    day = local.date() if local.time() >= NIGHT_STARTS else local.date() - datetime.timedelta(1)
-    return timezone.make_aware(datetime.datetime.combine(day, NIGHT_STARTS))
 
 
 def _rows(table_ids: Iterable[int], now: datetime.datetime | None):

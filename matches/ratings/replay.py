@@ -1,4 +1,4 @@
-"""Skill ratings: openskill's Plackett-Luce model with its default parameters.
+"""Stored skill ratings, kept in step with the filed matches (the model is engine.py's).
 
 Every filed match is one rating event, in filing order (filing time, then match id); each
 player is a one-player team, passed to the model in seating order, starting from the model's
@@ -14,78 +14,17 @@ other, and a match that reaches the ratings after one filed later is rated in it
 """
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import groupby
-from typing import NamedTuple
 
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
-from openskill.models import PlackettLuce
 
-from . import scoring, services
-from .models import Match, Player, PlayerRating, RatingChange, Seat
+from matches.core.stamp import standings_changed
+from matches.models import Match, Player, PlayerRating, RatingChange, Seat
+from matches.ratings.engine import NEWCOMER, Career, Rating, Seating, State, rate
+from matches.rules.scoring import is_ranked
 
-MODEL = PlackettLuce()
-MODEL_NAME = "PlackettLuce"
-# Fewer filed matches than this and the rating is still mostly the starting guess.
-PROVISIONAL_BELOW = 5
 BATCH = 2000
-
-Rating = tuple[float, float]  # (mu, sigma)
-
-
-class Career(NamedTuple):
-    """A player's career after some match: how many, the winning run ending there, the
-    longest run and the best ranked place so far. Kept on every RatingChange."""
-
-    number: int = 0
-    run: int = 0
-    longest: int = 0
-    best: int | None = None
-
-    def then(self, *, ranked: bool, place: int) -> "Career":
-        run = self.run + 1 if place == 1 else 0
-        best = self.best
-        if ranked:
-            best = place if best is None else min(best, place)
-        return Career(self.number + 1, run, max(self.longest, run), best)
-
-
-NEWCOMER = Career()
-State = tuple[Rating | None, Career]  # a player's rating and career after some match
-# One filed match as the replay reads it: id, mode, (player id, place) in seating order.
-Seating = tuple[int, str, list[tuple[int, int]]]
-
-
-def ordinal(mu: float, sigma: float) -> float:
-    """The conservative skill estimate the lists rank by: mu - 3 sigma."""
-    return mu - 3 * sigma
-
-
-def shown_rating(mu: float, sigma: float) -> int:
-    """The rating on the friendly scale people read: 1000 for a newcomer (ordinal 0),
-    40 points per unit of ordinal."""
-    return round(1000 + 40 * ordinal(mu, sigma))
-
-
-def _ranks(mode: str, places: Sequence[int]) -> list[int]:
-    """Each player's rank in the rating event: the place the mode names; at a
-    winner-takes-all table everyone but the winner shares second."""
-    return [scoring.shown_place(mode, place) or 2 for place in places]
-
-
-def rate_match(
-    *, mode: str, seats: Sequence[tuple[int, int]], before: Mapping[int, Rating | None]
-) -> dict[int, Rating]:
-    """New ratings of one match's players. seats: (player id, place) in seating order;
-    before: each player's rating going in, None at their first match."""
-    teams = [
-        [MODEL.rating(*before[player]) if before[player] else MODEL.rating()] for player, _ in seats
-    ]
-    rated = MODEL.rate(teams, ranks=_ranks(mode, [place for _, place in seats]))
-    return {
-        player: (team[0].mu, team[0].sigma) for (player, _), team in zip(seats, rated, strict=True)
-    }
 
 
 def _filed_after(match: Match, *, inclusive: bool = False) -> QuerySet[Match]:
@@ -178,14 +117,6 @@ def _change(
     return change
 
 
-def _rate(seating: Seating, before: Mapping[int, State]) -> dict[int, State]:
-    """Every player's rating and career after this match, from theirs going in."""
-    _, mode, seats = seating
-    ratings = rate_match(mode=mode, seats=seats, before={p: before[p][0] for p, _ in seats})
-    ranked = scoring.is_ranked(mode)
-    return {p: (ratings[p], before[p][1].then(ranked=ranked, place=place)) for p, place in seats}
-
-
 def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
     """Re-rate, in filing order, the later matches that seat a player whose rating or
     career moved (who then moves too); matches among unmoved players are read as seats only
@@ -201,7 +132,7 @@ def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
     for seating, stored in _with_changes(affected):
         seats = seating[2]
         before = {p: moved[p] if p in moved else (_before(stored[p]), NEWCOMER) for p, _ in seats}
-        after = _rate(seating, before)
+        after = rate(seating, before)
         for player, _ in seats:
             change = stored[player]
             change.mu_before, change.sigma_before = before[player][0] or (None, None)
@@ -296,8 +227,8 @@ def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     else:
         kept = {r.player_id: r for r in PlayerRating.objects.filter(player_id__in=players)}
         before = {player: _state(kept.get(player)) for player in players}
-    after = _rate(seating, before)
-    ranked = scoring.is_ranked(mode)
+    after = rate(seating, before)
+    ranked = is_ranked(mode)
     RatingChange.objects.bulk_create(
         [_change(match.pk, p, place, ranked, before[p], after[p]) for p, place in seating[2]]
     )
@@ -350,7 +281,7 @@ def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, State]]
     current: dict[int, State] = {}
     for seating in _seatings(Match.objects.filed()):
         before = {player: current.get(player, (None, NEWCOMER)) for player, _ in seating[2]}
-        after = _rate(seating, before)
+        after = rate(seating, before)
         current.update(after)
         yield seating, before, after
 
@@ -358,7 +289,7 @@ def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, State]]
 @transaction.atomic
 def ratings_rebuild() -> int:
     """Recompute every rating from scratch; returns the number of rated matches."""
-    services.standings_changed()  # the league-wide lock; cached standings show ratings
+    standings_changed()  # the league-wide lock; cached standings show ratings
     RatingChange.objects.all().delete()
     PlayerRating.objects.all().delete()
     current: dict[int, State] = {}
@@ -367,7 +298,7 @@ def ratings_rebuild() -> int:
     for seating, before, after in _replay_all():
         rated += 1
         match_id, mode, seats = seating
-        ranked = scoring.is_ranked(mode)
+        ranked = is_ranked(mode)
         for player, place in seats:
             pending.append(_change(match_id, player, place, ranked, before[player], after[player]))
         current.update(after)
@@ -400,7 +331,7 @@ def rating_problems() -> list[str]:
     def recomputed() -> Iterator[Seating]:
         for seating, before, after in _replay_all():
             expected[seating[0]] = {
-                p: (before[p][0], after[p][0], place, scoring.is_ranked(seating[1]), after[p][1])
+                p: (before[p][0], after[p][0], place, is_ranked(seating[1]), after[p][1])
                 for p, place in seating[2]
             }
             current.update(after)
@@ -427,76 +358,3 @@ def rating_problems() -> list[str]:
 
 def _rating_row_values(row: PlayerRating) -> tuple:
     return (row.mu, row.sigma, row.matches, row.run, row.longest_run, row.best_place)
-
-
-@dataclass(frozen=True)
-class RatingRow:
-    rank: int
-    player_id: int
-    player: str
-    matches: int
-    mu: float
-    sigma: float
-    longest_run: int = 0
-    best_place: int | None = None
-
-    @property
-    def ordinal(self) -> float:
-        return ordinal(self.mu, self.sigma)
-
-    @property
-    def provisional(self) -> bool:
-        return self.matches < PROVISIONAL_BELOW
-
-    @property
-    def shown(self) -> int:
-        return shown_rating(self.mu, self.sigma)
-
-    def as_json(self) -> dict:
-        return {
-            "rank": self.rank,
-            "id": self.player_id,
-            "player": self.player,
-            "matches": self.matches,
-            "mu": self.mu,
-            "sigma": self.sigma,
-            "ordinal": self.ordinal,
-            "provisional": self.provisional,
-        }
-
-
-def _ranked(ratings: QuerySet[PlayerRating]) -> list[RatingRow]:
-    rows = sorted(
-        ratings.values_list(
-            "player_id", "player__name", "player__key", "matches", "mu", "sigma",
-            "longest_run", "best_place",
-        ),
-        key=lambda r: (-ordinal(r[4], r[5]), r[2], r[0]),
-    )  # fmt: skip
-    return [
-        RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s, longest_run=run,
-                  best_place=best)
-        for n, (p, name, _, m, mu, s, run, best) in enumerate(rows, 1)
-    ]  # fmt: skip
-
-
-def rating_table() -> list[RatingRow]:
-    """Every rated player, best ordinal first, then by name; one query."""
-    return _ranked(PlayerRating.objects.all())
-
-
-def ratings_of(*, player_ids: Iterable[int], limit: int | None = None) -> list[RatingRow]:
-    """These players' rows of the league's rating list (their league ranks), best first, at
-    most limit of them; one query, none without players."""
-    wanted = set(player_ids)
-    if not wanted:
-        return []
-    return [row for row in rating_table() if row.player_id in wanted][:limit]
-
-
-def player_rating(*, player: Player) -> RatingRow | None:
-    """One player's current rating with their place in the rating list, or None if unrated."""
-    for row in rating_table():
-        if row.player_id == player.pk:
-            return row
-    return None

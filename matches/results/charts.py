@@ -11,9 +11,9 @@ from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import scoring
-from .players import Finish, PlayerProfile
-from .ratings import MODEL, shown_rating
+from matches.ratings.engine import MODEL, shown_rating
+from matches.results.profile import Finish, PlayerProfile
+from matches.rules import scoring
 
 WIDTH = 720
 LEFT, RIGHT = 72, 16  # room for the y labels

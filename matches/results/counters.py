@@ -1,6 +1,6 @@
 """Counters the services keep per key (a pair of players, a player's night): one upsert adds
 a filed match's counts, one UPDATE per row takes them back. Shared by head_to_head.py and
-nights.py, whose rows differ only in their key and count columns."""
+player_nights.py, whose rows differ only in their key and count columns."""
 
 from collections.abc import Sequence
 

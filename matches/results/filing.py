@@ -1,18 +1,57 @@
-"""What the services keep beside the filed matches, counted afresh from them: one list, so
-every way of recounting (a merge, a deleted table, rebuild_ratings, the bench seed) covers
-every aggregate there is."""
+"""Everything kept beside the filed matches, as one protocol: filing a match adds it to every
+aggregate (tallies, running totals, ratings, head-to-head pairs, nights), unfiling takes it
+back from every one, and the recounts and the integrity scan cover the same list. A new
+aggregate is added here once, and every way of filing, undoing, merging, deleting or
+checking covers it."""
 
 from collections.abc import Sequence
 
-from . import head_to_head, nights, ratings, running_totals
+from django.utils import timezone
+
+from matches.core.stamp import standings_changed
+from matches.models import Match, Seat, Table
+from matches.ratings import replay
+from matches.results import head_to_head, player_nights, running_totals, tallies
+
+
+def match_file(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
+    """Add a match just filed (places set, filed_at stamped) to every aggregate, in the
+    transaction that files it. The standings stamp moves first: its row lock orders filings
+    league-wide, which the ratings rely on."""
+    _counts(table=table, match=match, seats=seats, sign=1)
+    replay.ratings_file(match=match, mode=table.mode, seats=seats)
+    _pairs_and_nights(table=table, match=match, seats=seats, sign=1)
+
+
+def match_unfile(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
+    """Take a filed match (places and filed_at still set) back out of every aggregate,
+    before it is reopened."""
+    _counts(table=table, match=match, seats=seats, sign=-1)
+    replay.ratings_unfile(match=match)
+    _pairs_and_nights(table=table, match=match, seats=seats, sign=-1)
+
+
+def _counts(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
+    standings_changed()
+    day = timezone.localdate(match.filed_at)
+    running_totals.running_file(day=day, mode=table.mode, seats=seats, sign=sign)
+    tallies.tallies_file(table=table, day=day, seats=seats, sign=sign)
+
+
+def _pairs_and_nights(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
+    head_to_head.pairs_file(mode=table.mode, seats=seats, sign=sign)
+    day = timezone.localdate(match.filed_at)
+    player_nights.nights_file(day=day, mode=table.mode, seats=seats, sign=sign)
 
 
 def players_recount(*, player_ids: Sequence[int]) -> None:
     """These players' head-to-head pairs, nights and running totals, from what is filed now
-    (after a merge, or a table deleted with its matches)."""
+    (after a merge, or a table deleted with its matches). Their tallies and ratings are the
+    caller's: a merge adds the tallies up and replays the ratings; a deleted table's go
+    with it."""
     player_ids = list(player_ids)
     head_to_head.pairs_refresh(player_ids=player_ids)
-    nights.nights_refresh(player_ids=player_ids)
+    player_nights.nights_refresh(player_ids=player_ids)
     running_totals.running_refresh(player_ids=player_ids)
 
 
@@ -20,8 +59,19 @@ def league_recount() -> dict[str, int]:
     """Every rating (with the career kept with it), head-to-head pair, night and running
     total from scratch; how many of each were counted."""
     return {
-        "rated": ratings.ratings_rebuild(),
+        "rated": replay.ratings_rebuild(),
         "pairs": head_to_head.pairs_rebuild(),
-        "nights": nights.nights_rebuild(),
+        "nights": player_nights.nights_rebuild(),
         "running": running_totals.running_rebuild(),
     }
+
+
+def aggregate_problems() -> list[str]:
+    """Every aggregate that differs from the filed matches (ratings apart: rating_problems
+    replays the league, which check_integrity runs on its own)."""
+    return [
+        *tallies.tally_problems(),
+        *head_to_head.pair_problems(),
+        *player_nights.night_problems(),
+        *running_totals.running_problems(),
+    ]

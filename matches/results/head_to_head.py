@@ -9,14 +9,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Sum
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-# ratings imports services, which imports this module: read it as a module, at call time.
-from . import ratings, scoring
-from .kept_counts import count_rows
-from .models import AllTimeTotal, HeadToHead, Match, Player, Seat, Table
+from matches.models import HeadToHead, Match, Player, Seat, Table
+from matches.results.counters import count_rows
+from matches.rules import scoring
 
 # (player, opponent) -> (shared matches, ahead, behind)
 PAIR_COUNTS = ("matches", "ahead", "behind")
@@ -187,33 +185,3 @@ def favourite_victim(rivals: list[Rival]) -> Rival | None:
     """Whom this player most often finished above."""
     best = max(rivals, key=lambda r: (r.ahead, r.matches), default=None)
     return best if best and best.ahead else None
-
-
-def player_totals(*, player: Player) -> dict:
-    """All-time played, wins, 2nds, 3rds and points, summed over the per-table totals."""
-    totals = AllTimeTotal.objects.filter(player=player).aggregate(
-        played=Sum("played"),
-        wins=Sum("wins"),
-        seconds=Sum("seconds"),
-        thirds=Sum("thirds"),
-        points=Sum("points"),
-    )
-    return {name: value or 0 for name, value in totals.items()}
-
-
-def _rating_json(row: "ratings.RatingRow | None") -> dict | None:
-    if row is None:
-        return None
-    data = row.as_json()
-    return {key: data[key] for key in ("rank", "matches", "mu", "sigma", "ordinal", "provisional")}
-
-
-def player_api(*, player: Player) -> dict:
-    """The read-only JSON document about one player."""
-    return {
-        "id": player.pk,
-        "player": player.name,
-        "totals": player_totals(player=player),
-        "rating": _rating_json(ratings.player_rating(player=player)),
-        "head_to_head": [rival.as_json() for rival in head_to_head(player=player)],
-    }

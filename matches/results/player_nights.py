@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from django.db.models import Sum
 
-from .kept_counts import count_rows
-from .models import DailyTally, Player, PlayerNight, Seat
-from .scoring import place_counts
+from matches.models import DailyTally, Player, PlayerNight, Seat
+from matches.results.counters import count_rows
+from matches.rules.scoring import place_counts
 
 COUNTS = ("played", "wins", "points")
 

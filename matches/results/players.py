@@ -2,27 +2,35 @@
 person into one. Every seat, tap, tally and rating follows, and every cached page that shows
 names (standings, ratings, table pages, the TV) is refreshed at once."""
 
+from collections.abc import Sequence
+
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from . import ratings
-from .models import (
+from matches.core.errors import RuleError
+from matches.core.stamp import standings_changed, tables_bump
+from matches.models import (
     AllTimeTotal,
     DailyTally,
     Match,
     Player,
     RatingChange,
     Seat,
-    Table,
     Tap,
-    name_key,
 )
-from .recount import players_recount
-from .scoring import COUNT_FIELDS
-from .services import RuleError, player_name_available, standings_changed
+from matches.org.hosts import require_host
+from matches.ratings import replay
+from matches.results.filing import players_recount
+from matches.rules.names import clean_name, name_key
+from matches.rules.scoring import COUNT_FIELDS
 
+PLAYER_NAME_TAKEN = _(
+    "Another player is already called “%(name)s” (names ignore upper and lower case); "
+    "choose a different name."
+)
 NOT_A_HOST = _("Only a host can rename or merge players; nothing was changed.")
 PLAYER_NOT_FOUND = _("That player does not exist; nothing was changed.")
 MERGE_UNKNOWN = _("There is no player called “%(name)s”; nothing was changed.")
@@ -33,11 +41,6 @@ MERGE_SAME_MATCH = _(
 )
 
 
-def _check_host(by: AbstractBaseUser) -> None:
-    if not (by.is_authenticated and by.is_active):
-        raise RuleError(NOT_A_HOST)
-
-
 def _lock_player(player_id: int) -> Player:
     player = Player.objects.select_for_update().filter(pk=player_id).first()
     if player is None:
@@ -46,19 +49,50 @@ def _lock_player(player_id: int) -> Player:
 
 
 def _refresh_pages_showing(player_ids: list[int]) -> None:
-    """Names appear on cached standings and on every page of the tables they sat at. The
-    tables' rows are locked before the stamp, in the order a tap takes them (table, then
-    stamp), so a rename and a tap never wait on each other in a circle."""
-    Table.objects.filter(
-        pk__in=Seat.objects.filter(player_id__in=player_ids).values("match__table_id")
-    ).update(version=F("version") + 1)
+    """Names appear on cached standings and on every page of the tables they sat at."""
+    tables_bump(player_ids=player_ids)
     standings_changed()
+
+
+def player_name_clean(name: str) -> str:
+    """A name as stored (see models.clean_name), or a RuleError saying what is wrong."""
+    try:
+        return clean_name(name)
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
+
+
+def player_name_available(*, name: str, player_id: int | None = None) -> str:
+    """A name as stored for this player (None: a new one), or a RuleError when it is not a
+    clean name or another player already has it."""
+    name = player_name_clean(name)
+    holder = Player.objects.filter(key=name_key(name)).exclude(pk=player_id).first()
+    if holder is not None:
+        raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
+    return name
+
+
+def players_resolve(*, names: Sequence[str]) -> list[Player]:
+    """The league's players for these names (created as first written), in the same order."""
+    wanted = {name_key(name): name for name in names}
+
+    def existing() -> dict[str, Player]:
+        return {player.key: player for player in Player.objects.filter(key__in=wanted)}
+
+    found = existing()
+    missing = [Player(name=name, key=key) for key, name in wanted.items() if key not in found]
+    if missing:
+        # Another table may create the same new player at this moment: let the unique
+        # index pick one row and read it back instead of failing.
+        Player.objects.bulk_create(missing, ignore_conflicts=True)
+        found = existing()
+    return [found[name_key(name)] for name in names]
 
 
 @transaction.atomic
 def player_rename(*, player_id: int, name: str, by: AbstractBaseUser) -> Player:
     """Give a player a new name; a name another player has (in any case) is refused."""
-    _check_host(by)
+    require_host(by, refusal=NOT_A_HOST)
     player = _lock_player(player_id)
     # The same rules as a new player's name, and no other player may read the same.
     player.name = player_name_available(name=name, player_id=player.pk)
@@ -90,7 +124,7 @@ def _merge_counts(model, keep: Player, drop: Player, keys: tuple[str, ...]) -> N
 def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Player:
     """Make the record called other_name part of keep: its seats, taps, wins, dealt games,
     tallies and rating history move, its ratings are replayed, and the record goes."""
-    _check_host(by)
+    require_host(by, refusal=NOT_A_HOST)
     keep = _lock_player(keep_id)
     drop = Player.objects.select_for_update().filter(key=name_key(other_name)).first()
     if drop is None:
@@ -118,7 +152,7 @@ def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Play
     _merge_counts(DailyTally, keep, drop, ("table_id", "day"))
     _merge_counts(AllTimeTotal, keep, drop, ("table_id",))
     RatingChange.objects.filter(player=drop).update(player=keep)
-    ratings.ratings_merged(keep=keep, dropped_id=drop.pk)
+    replay.ratings_merged(keep=keep, dropped_id=drop.pk)
     players_recount(player_ids=[keep.pk, drop.pk])
     drop.delete()
     return keep

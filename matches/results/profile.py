@@ -14,11 +14,11 @@ from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from . import scoring
-from .head_to_head import Rival, conqueror, favourite_victim, head_to_head
-from .models import AllTimeTotal, Player, RatingChange
-from .nights import Night, best_night
-from .ratings import RatingRow, rating_table
+from matches.models import AllTimeTotal, Player, RatingChange
+from matches.ratings.selectors import RatingRow, player_rating, rating_table
+from matches.results.head_to_head import Rival, conqueror, favourite_victim, head_to_head
+from matches.results.player_nights import Night, best_night
+from matches.rules import scoring
 
 CHART_MATCHES = 100
 HISTORY_PER_PAGE = 25
@@ -264,3 +264,28 @@ def describe(profile: PlayerProfile) -> list[str]:
             % {"name": profile.victim.opponent, "count": profile.victim.ahead}
         )
     return sentences
+
+
+def player_totals(*, player: Player) -> dict:
+    """All-time played, wins, 2nds, 3rds and points, summed over the per-table totals."""
+    sums = {field: Sum(field) for field in scoring.COUNT_FIELDS}
+    totals = AllTimeTotal.objects.filter(player=player).aggregate(**sums)
+    return {name: value or 0 for name, value in totals.items()}
+
+
+def _rating_json(row: RatingRow | None) -> dict | None:
+    if row is None:
+        return None
+    data = row.as_json()
+    return {key: data[key] for key in ("rank", "matches", "mu", "sigma", "ordinal", "provisional")}
+
+
+def player_api(*, player: Player) -> dict:
+    """The read-only JSON document about one player."""
+    return {
+        "id": player.pk,
+        "player": player.name,
+        "totals": player_totals(player=player),
+        "rating": _rating_json(player_rating(player=player)),
+        "head_to_head": [rival.as_json() for rival in head_to_head(player=player)],
+    }

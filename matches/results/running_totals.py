@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from django.db import connection, transaction
 from django.db.models import Sum
 
-from .models import DailyTally, Player, RunningTotal, Seat, Table
-from .scoring import COUNT_FIELDS, place_counts
+from matches.core.stamp import standings_changed
+from matches.models import DailyTally, Player, RunningTotal, Seat, Table
+from matches.rules.scoring import COUNT_FIELDS, place_counts
 
 ALL = RunningTotal.ALL_MODES
 
@@ -181,8 +182,6 @@ def running_rebuild() -> int:
     # Under the league-wide lock, and moving the stamp: standings cached from the rows this
     # replaces (damaged, as check_integrity found them) must not be served again, and no
     # date range may read the table emptied before it is filled.
-    from .services import standings_changed  # services imports this module
-
     standings_changed()
     RunningTotal.objects.all().delete()
     return _insert(None)

@@ -11,10 +11,12 @@ from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .limits import SEASON_NAME_MAX_LENGTH
-from .models import DailyTally, Season
-from .selectors import SUMS, StandingRow, rank_standings
-from .services import RuleError, standings_changed
+from matches.core.errors import RuleError
+from matches.core.stamp import standings_changed
+from matches.models import DailyTally, Season
+from matches.org.hosts import require_host
+from matches.results.standings import SUMS, StandingRow, rank_standings
+from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 
 SEASON_NAME_EMPTY = _("Give the season a name.")
 SEASON_NAME_TOO_LONG = _("A season name is at most %(limit_value)s characters.")
@@ -31,11 +33,6 @@ def _lock_and_stamp() -> None:
     standings_changed()
 
 
-def _check_host(by: AbstractBaseUser) -> None:
-    if not (by.is_authenticated and by.is_active):
-        raise RuleError(NOT_A_HOST)
-
-
 @transaction.atomic
 def season_save(
     *,
@@ -46,7 +43,7 @@ def season_save(
     by: AbstractBaseUser,
 ) -> Season:
     """Create a season (season_id None) or change one; seasons never overlap."""
-    _check_host(by)
+    require_host(by, refusal=NOT_A_HOST)
     name = name.strip()
     if not name:
         raise RuleError(SEASON_NAME_EMPTY)
@@ -81,7 +78,7 @@ def season_save(
 @transaction.atomic
 def season_delete(*, season_id: int, by: AbstractBaseUser) -> None:
     """Forget a season; no result changes, only the standings' default view."""
-    _check_host(by)
+    require_host(by, refusal=NOT_A_HOST)
     _lock_and_stamp()
     deleted, _ = Season.objects.filter(pk=season_id).delete()
     if not deleted:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 
-from .limits import SHOWDOWN_MAX_HANDS
+from matches.rules.limits import SHOWDOWN_MAX_HANDS
 
 RANKS = {"2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "10": 10, "T": 10,
          "J": 11, "Q": 12, "K": 13, "A": 14}  # fmt: skip

@@ -8,7 +8,7 @@ from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db.models import Case, IntegerField, Sum, Value, When
 from django.utils.translation import gettext
 
-from .limits import MAX_PLAYERS
+from matches.rules.limits import MAX_PLAYERS
 
 RANKED = "ranked"
 WINNER_TAKES_ALL = "winner_takes_all"

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 
-from .hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
-from .limits import SHOWDOWN_MAX_HANDS
+from matches.rules.hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
+from matches.rules.limits import SHOWDOWN_MAX_HANDS
 
 RANK_NAMES = {
     2: (gettext_lazy("two"), gettext_lazy("twos")),

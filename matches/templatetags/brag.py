@@ -1,7 +1,8 @@
 from django import template
 from django.utils.html import format_html, format_html_join
 
-from .. import scoring
+from matches.org.hosts import may_change_table
+from matches.rules import scoring
 
 register = template.Library()
 
@@ -34,7 +35,7 @@ def bdi(name: object) -> str:
 @register.filter
 def changeable_by(table, user) -> bool:
     """`{% if table|changeable_by:user %}`: the host's actions for this table."""
-    return table.can_be_changed_by(user)
+    return may_change_table(user, table)
 
 
 @register.filter

@@ -5,7 +5,7 @@ import uuid
 from django import template
 from django.utils.html import json_script
 
-from matches import tap_queue
+from matches.web import tap_queue
 
 register = template.Library()
 

@@ -5,16 +5,18 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
+
+from matches.web.htmx import HtmxHttpRequest
 
 
 def host_required(view: Callable) -> Callable:
     """Only a logged-in host writes; anyone else is sent to log in and nothing changes."""
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
         if request.user.is_authenticated and request.user.is_active:
             return view(request, *args, **kwargs)
         # After logging in, land on the page the write was made from, never on a POST URL.
@@ -33,10 +35,10 @@ def host_required(view: Callable) -> Callable:
     return wrapped
 
 
-def client_ip(request: HttpRequest) -> str:
+def client_ip(request: HtmxHttpRequest) -> str:
     """The address a request came from, for the login lockout (django-axes).
 
-    Behind the README's reverse proxy (DJANGO_BEHIND_PROXY=1) every request comes from the
+    Behind the reverse proxy of docs/operating.md (DJANGO_BEHIND_PROXY=1) every request comes from the
     proxy, which appends the address it saw to X-Forwarded-For: the last entry is that one
     (earlier entries are whatever the client sent). Without a proxy the header is ignored,
     since any client can send one."""

@@ -3,9 +3,9 @@ from its parts; a page that polls answers 304 until what it shows has changed.""
 
 import contextlib
 import copy
+import dataclasses
 import datetime
 import hashlib
-import uuid
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -13,17 +13,21 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
-from . import selectors, tonight
-from .forms import StandingsFilterForm
-from .kept import Kept
-from .models import Table
+from matches.core import kept as kept_stores
+from matches.core import stamp as stamps
+from matches.core.kept import Kept
+from matches.core.stamp import Snapshot, Stamped
+from matches.models import Table
+from matches.rules.nights import night_start
+from matches.web.forms import StandingsFilterForm
+from matches.web.htmx import HtmxHttpRequest
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
 
@@ -42,7 +46,7 @@ def _digest(text: str, size: int) -> str:
     return hashlib.blake2s(text.encode(), digest_size=size).hexdigest()
 
 
-def viewer(request: HttpRequest) -> str:
+def viewer(request: HtmxHttpRequest) -> str:
     """Who the page was rendered for: a logged-in user's page carries their name and CSRF
     tokens; every anonymous viewer gets the same page (0)."""
     if not request.user.is_authenticated:
@@ -51,7 +55,7 @@ def viewer(request: HttpRequest) -> str:
     return _digest(f"{request.user.pk}:{cookie}", 6)
 
 
-def rendering(request: HttpRequest) -> tuple[int, str]:
+def rendering(request: HtmxHttpRequest) -> tuple[int, str]:
     """A page differs as fragment or whole page, and per language."""
     return int(bool(request.htmx)), get_language()
 
@@ -70,64 +74,68 @@ def _night(now: datetime.datetime | None = None) -> str:
     kept = _this_night
     if kept is not None and kept[0] is zone and kept[1] <= now < kept[2]:
         return kept[3]
-    start = tonight.night_start(now)
+    start = night_start(now)
     # Noon the next day, local time, whatever a clock change did in between.
-    end = tonight.night_start(start + datetime.timedelta(hours=36))
+    end = night_start(start + datetime.timedelta(hours=36))
     name = start.strftime("n%Y%m%d")
     _this_night = (zone, start, end, name)
     return name
 
 
-def stamp(request: HttpRequest, table_id: int) -> Table | None:
+def _forget_night() -> None:
+    global _this_night
+    _this_night = None
+
+
+kept_stores.register(_forget_night)
+
+
+def stamp(request: HtmxHttpRequest, table_id: int) -> Stamped | None:
     """The table row with its version and restore epoch (one indexed read), read once per
     request: the ETag, the kept rendering and the snapshot's first read share it."""
-    stamps = request.__dict__.setdefault("_table_stamps", {})
-    if table_id not in stamps:
-        stamps[table_id] = selectors.stamped_table(table_id=table_id)
-    return stamps[table_id]
+    read = request.__dict__.setdefault("_table_stamps", {})
+    if table_id not in read:
+        read[table_id] = stamps.stamped_table(table_id=table_id)
+    return read[table_id]
 
 
-def forget_stamp(request: HttpRequest) -> None:
+def forget_stamp(request: HtmxHttpRequest) -> None:
     """After a write in this request: the next stamp() reads the row again."""
     request.__dict__.pop("_table_stamps", None)
 
 
-def _generation(table: Table) -> str:
+def _generation(stamped: Stamped) -> str:
     """Changes on a restore (the epoch; versions go back to the backup's) and names this
     very table (its creation time), so a version number never means two states."""
-    epoch = getattr(table, "epoch", None)
-    if epoch is None and not hasattr(table, "epoch"):
-        epoch = selectors.restore_epoch()
-    epoch = epoch.hex if isinstance(epoch, uuid.UUID) else str(epoch or "0")
-    return "g" + _digest(f"{epoch}:{table.created_at.isoformat()}", 4)
+    return "g" + _digest(f"{stamped.epoch}:{stamped.table.created_at.isoformat()}", 4)
 
 
-def _league(kind: str, table: Table) -> tuple:
+def _league(kind: str, stamped: Stamped) -> tuple:
     # The TV shows league ratings, which a filing at another table changes: its tag and kept
     # readings name the league's version too (read with the table row, no query of its own).
-    return (f"l{getattr(table, 'league', None) or 0}",) if kind == TV_PAGE[0] else ()
+    return (f"l{stamped.league}",) if kind == TV_PAGE[0] else ()
 
 
-def _tag(kind: str, table: Table, variant: tuple) -> str:
+def _tag(kind: str, stamped: Stamped, variant: tuple) -> str:
     return etag(
-        f"{kind}{table.pk}",
-        f"v{table.version}",
-        _generation(table),
-        *_league(kind, table),
+        f"{kind}{stamped.pk}",
+        f"v{stamped.version}",
+        _generation(stamped),
+        *_league(kind, stamped),
         *variant,
     )
 
 
-def _page_variant(request: HttpRequest, tonight_at: datetime.datetime | None = None) -> tuple:
+def _page_variant(request: HtmxHttpRequest, tonight_at: datetime.datetime | None = None) -> tuple:
     return (viewer(request), *rendering(request), _night(tonight_at))
 
 
-def _tv_variant(request: HttpRequest) -> tuple:
+def _tv_variant(request: HtmxHttpRequest) -> tuple:
     # The TV page has no buttons and no user: the same for every viewer.
     return (*rendering(request), _night())
 
 
-def _api_variant(request: HttpRequest) -> tuple:
+def _api_variant(request: HtmxHttpRequest) -> tuple:
     # The JSON names no translated word and no user.
     return ()
 
@@ -138,46 +146,47 @@ TABLE_API = ("api", _api_variant)
 
 
 def table_page_tag(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     table_id: int,
     version: int | None = None,
     *,
-    table: Table | None = None,
+    stamped: Stamped | None = None,
     tonight_at: datetime.datetime | None = None,
 ) -> str | None:
     """The tag of the table page as this viewer gets it at version (now, if None). Pass the
-    row a write holds (selectors.stamped_table carries the epoch) to read nothing more, and
-    tonight_at, when the page's tonight totals were read earlier than now."""
-    if table is None:
-        table = stamp(request, table_id)
-        if table is None:
+    row a write holds (stamped) to read nothing more, and tonight_at, when the page's
+    tonight totals were read earlier than now."""
+    if stamped is None:
+        stamped = stamp(request, table_id)
+        if stamped is None:
             return None
-    if version is not None and version != table.version:
-        table = copy.copy(table)
+    if version is not None and version != stamped.version:
+        table = copy.copy(stamped.table)
         table.version = version
-    return _tag(TABLE_PAGE[0], table, _page_variant(request, tonight_at))
+        stamped = dataclasses.replace(stamped, table=table)
+    return _tag(TABLE_PAGE[0], stamped, _page_variant(request, tonight_at))
 
 
-def messages_waiting(request: HttpRequest) -> bool:
+def messages_waiting(request: HtmxHttpRequest) -> bool:
     return bool(len(messages.get_messages(request)))
 
 
-def is_spectator(request: HttpRequest) -> bool:
+def is_spectator(request: HtmxHttpRequest) -> bool:
     """Anonymous, with no message waiting: gets the page every such viewer gets."""
     return not request.user.is_authenticated and not messages_waiting(request)
 
 
-def table_page_etag(request: HttpRequest, table_id: int) -> str | None:
+def table_page_etag(request: HtmxHttpRequest, table_id: int) -> str | None:
     """The table page's tag, unless a message waits to be shown (then always render)."""
     if messages_waiting(request):
         return None
     return table_page_tag(request, table_id)
 
 
-def _etag_func(kind: tuple) -> Callable[[HttpRequest, int], str | None]:
-    def table_etag(request: HttpRequest, table_id: int) -> str | None:
-        table = stamp(request, table_id)
-        return None if table is None else _tag(kind[0], table, kind[1](request))
+def _etag_func(kind: tuple) -> Callable[[HtmxHttpRequest, int], str | None]:
+    def table_etag(request: HtmxHttpRequest, table_id: int) -> str | None:
+        stamped = stamp(request, table_id)
+        return None if stamped is None else _tag(kind[0], stamped, kind[1](request))
 
     return table_etag
 
@@ -222,44 +231,44 @@ def rendered_rows(
     return mark_safe("".join(found))  # noqa: S308
 
 
-def _read_key(kind: tuple, table: Table, night: str) -> tuple:
+def _read_key(kind: tuple, stamped: Stamped, night: str) -> tuple:
     return (
         "read",
         kind[0],
-        table.pk,
-        table.version,
-        _generation(table),
-        *_league(kind[0], table),
+        stamped.pk,
+        stamped.version,
+        _generation(stamped),
+        *_league(kind[0], stamped),
         night,
     )
 
 
 def _snapshot(
-    table_id: int, read: Callable, table: Table, kind: tuple, night: str, keep: bool
-) -> selectors.Snapshot:
+    table_id: int, read: Callable, stamped: Stamped, kind: tuple, night: str, keep: bool
+) -> Snapshot:
     """read(table) from one state, kept for every rendering of it (the other language, the
     fragment or the page), read by one thread at a time per key."""
-    read_key = _read_key(kind, table, night)
+    read_key = _read_key(kind, stamped, night)
     snapshot = kept.get(read_key) if keep else None
     if snapshot is not None:
         return snapshot
     with kept.filling(read_key) if keep else contextlib.nullcontext():
         snapshot = kept.get(read_key) if keep else None
         if snapshot is None:
-            snapshot = selectors.table_snapshot(table_id=table_id, read=read, first=table)
+            snapshot = stamps.table_snapshot(table_id=table_id, read=read, first=stamped)
             if snapshot is None:
                 raise Http404
             if keep:  # only once proved whole: keyed on the version it was read at
-                kept.put(_read_key(kind, snapshot.table, night), snapshot)
+                kept.put(_read_key(kind, snapshot.stamped, night), snapshot)
     return snapshot
 
 
 def table_response(
-    request: HttpRequest,
+    request: HtmxHttpRequest,
     table_id: int,
     kind: tuple,
     read: Callable[[Table], Any],
-    render: Callable[[selectors.Snapshot], HttpResponse],
+    render: Callable[[Snapshot], HttpResponse],
     *,
     keep: bool,
 ) -> HttpResponse:
@@ -267,8 +276,8 @@ def table_response(
     its ETag name one state. With keep (what every viewer of a language gets), a rendering
     made for this version is served again without a query, and so is the snapshot (the
     other language, the fragment or the page render from it)."""
-    table = stamp(request, table_id)
-    if table is None:
+    stamped = stamp(request, table_id)
+    if stamped is None:
         raise Http404
     # A table page showing a message is not the state's page: no tag (a reload must not
     # revalidate it into a stale message). After a write the tag is wanted for X-Board-ETag.
@@ -283,7 +292,7 @@ def table_response(
     night = _night()
     variant = kind[1](request)
     path = request.get_full_path()  # the page names it (the language switcher's next)
-    key = (_tag(kind[0], table, variant), path)
+    key = (_tag(kind[0], stamped, variant), path)
     item = kept.get(key) if keep else None
     if item is None:
         # The first polls after a change all miss at once: one thread (gthread) reads and
@@ -291,11 +300,11 @@ def table_response(
         with kept.filling(key) if keep else contextlib.nullcontext():
             item = kept.get(key) if keep else None
             if item is None:
-                snapshot = _snapshot(table_id, read, table, kind, night, keep)
-                table = snapshot.table
+                snapshot = _snapshot(table_id, read, stamped, kind, night, keep)
+                stamped = snapshot.stamped
                 response = render(snapshot)
                 if keep and response.status_code == 200:
-                    key = (_tag(kind[0], table, variant), path)
+                    key = (_tag(kind[0], stamped, variant), path)
                     kept.put(key, (response.content, response["Content-Type"]))
     if item is not None:
         response = HttpResponse(item[0], content_type=item[1])
@@ -304,14 +313,14 @@ def table_response(
     return response
 
 
-def shared_cache(*, when: Callable[[HttpRequest], bool] | None = None):
+def shared_cache(*, when: Callable[[HtmxHttpRequest], bool] | None = None):
     """Cache-Control: public with a short max-age (a shared cache or the browser may answer
     a poll on its own for SPECTATOR_MAX_AGE s) when every viewer gets these bytes (when(),
     asked before the view runs), else private and revalidated every time."""
 
     def decorator(view):
         @wraps(view)
-        def inner(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        def inner(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
             public = when is None or when(request)
             response = view(request, *args, **kwargs)
             if public:
@@ -329,10 +338,10 @@ def shared_cache(*, when: Callable[[HttpRequest], bool] | None = None):
 SPECTATOR_MAX_AGE = 2
 
 
-def standings_stamp(request: HttpRequest) -> str:
+def standings_stamp(request: HtmxHttpRequest) -> str:
     """The standings' change stamp, read once per request: tags and cache keys share it."""
     if not hasattr(request, "_standings_stamp"):
-        request._standings_stamp = selectors.standings_stamp()
+        request._standings_stamp = stamps.standings_stamp()
     return request._standings_stamp
 
 
@@ -342,7 +351,7 @@ DEFAULT_SEASON_KINDS = ("page", "rows")
 
 
 def standings_filters(
-    request: HttpRequest, table_id: int | None = None, *, default_season: bool = False
+    request: HtmxHttpRequest, table_id: int | None = None, *, default_season: bool = False
 ) -> StandingsFilterForm:
     """The request's standings filters, validated once: tags, cache keys and the view share
     one form (and its one table lookup)."""
@@ -355,7 +364,7 @@ def standings_filters(
     return request._standings_filters
 
 
-def _filters(request: HttpRequest, table_id: int | None, kind: str) -> str:
+def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:
     """The filters as cleaned, so parameters the form ignores (?junk=, their order, blank
     values) share one cache entry and tag instead of pushing real entries out."""
     form = standings_filters(request, table_id, default_season=kind in DEFAULT_SEASON_KINDS)
@@ -365,18 +374,18 @@ def _filters(request: HttpRequest, table_id: int | None, kind: str) -> str:
     return "bad-" + _digest(request.GET.urlencode(), 8)
 
 
-def standings_key(request: HttpRequest, kind: str, table_id: int | None = None) -> str:
-    """Standings change only with the stamp (services.standings_changed): key on it, the
+def standings_key(request: HtmxHttpRequest, kind: str, table_id: int | None = None) -> str:
+    """Standings change only with the stamp (core.stamp.standings_changed): key on it, the
     filters asked for (as cleaned: the page's default season included) and the language."""
     filters = _filters(request, table_id, kind)
     return key(kind, standings_stamp(request), table_id or 0, filters, get_language())
 
 
-def standings_etag(request: HttpRequest, table_id: int | None = None) -> str:
+def standings_etag(request: HtmxHttpRequest, table_id: int | None = None) -> str:
     return etag(standings_key(request, "page", table_id), viewer(request))
 
 
-def api_standings_etag(request: HttpRequest) -> str:
+def api_standings_etag(request: HtmxHttpRequest) -> str:
     return etag(standings_key(request, "json"))
 
 

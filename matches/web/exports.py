@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 
-from .models import Seat, Table
-from .scoring import points_for, shown_place
+from matches.models import Seat, Table
+from matches.rules.scoring import points_for, shown_place
 
 # What Excel, LibreOffice and Google Sheets take as the start of a formula (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

@@ -1,14 +1,14 @@
 """What the host reads after a write: message wording is presentation, so it lives with the
-views that show it, not with the rules in services.py."""
+views that show it, not with the rules in play/services.py."""
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from .models import Table
-from .scoring import shown_place
-from .services import TapResult, UndoResult
+from matches.models import Table
+from matches.play.services import TapResult, UndoResult
+from matches.rules.scoring import shown_place
 
 BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
 BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page and try again.")

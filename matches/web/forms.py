@@ -6,9 +6,13 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
-from . import seasons, services, showdown
-from .hands import HandError
-from .limits import (
+from matches.core.errors import RuleError
+from matches.models import Season, Table
+from matches.play import services
+from matches.results import seasons
+from matches.rules import showdown
+from matches.rules.hands import HandError
+from matches.rules.limits import (
     MAX_PLAYERS,
     MIN_PLAYERS,
     NAME_MAX_LENGTH,
@@ -16,7 +20,6 @@ from .limits import (
     SHOWDOWN_MAX_HANDS,
     TABLE_NAME_MAX_LENGTH,
 )
-from .models import Season, Table
 
 
 def _interpolate(message: str, params: dict) -> str:
@@ -39,7 +42,7 @@ class PlayersField(forms.CharField):
         lines = [line for line in (value or "").splitlines() if line.strip()]
         try:
             return services.clean_player_names(lines)
-        except services.RuleError as error:
+        except RuleError as error:
             raise forms.ValidationError(error.message) from None
 
 

@@ -5,36 +5,13 @@ import csp.middleware
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.utils import build_policy
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.signals import setting_changed
-from django.db.models.signals import post_delete, post_migrate
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 
-# Whether a host account exists, remembered per process once it does: the app never deletes
-# the last account (so true stays true), and each process learns it with one query. A
-# deleted user, or a flushed database (post_migrate), makes it ask again.
-_host_exists = False
-
-
-def host_exists() -> bool:
-    """Whether any account exists: one query until it does, none after."""
-    global _host_exists
-    if not _host_exists:
-        _host_exists = get_user_model().objects.exists()
-    return _host_exists
-
-
-def forget_host(**kwargs) -> None:
-    """Ask the database again on the next request (a user deleted, a database flushed)."""
-    global _host_exists
-    _host_exists = False
-
-
-post_delete.connect(forget_host, sender=settings.AUTH_USER_MODEL, weak=False)
-post_migrate.connect(forget_host, weak=False, dispatch_uid="matches.forget_host")
+from matches.org import hosts
 
 
 class FirstHostMiddleware:
@@ -49,12 +26,12 @@ class FirstHostMiddleware:
         # anonymous spectator's answer does not vary on cookies because of this check.
         # Once a host is known to exist (every request after the first, per process) nothing
         # is looked up at all: no query and no reverse(), which cost more than a poll's 304.
-        if _host_exists:
+        if hosts.host_known():
             return self.get_response(request)
         if (
             request.path not in _open_before_setup()
             and not request.path.startswith(settings.STATIC_URL)
-            and not host_exists()
+            and not hosts.host_exists()
         ):
             return redirect(reverse("matches:setup"))
         return self.get_response(request)

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 from django.http import HttpResponse
 from django.utils.translation import get_language, ngettext
 
-from . import scoring
-from .limits import MAX_PLAYERS
-from .services import RuleError, TapResult, UndoResult
+from matches.core.errors import Refusal, RuleError
+from matches.play.services import TapResult, UndoResult
+from matches.rules import scoring
+from matches.rules.limits import MAX_PLAYERS
 
 OUTCOME_HEADER = "X-Tap-Outcome"
 CODE_HEADER = "X-Tap-Code"
 APPLIED, REPLAYED, REFUSED = "applied", "replayed", "refused"
-BAD_REQUEST = "bad_request"
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,9 @@ def outcome_of(result: TapResult | UndoResult) -> Outcome:
 
 
 def refusal(error: RuleError | None = None) -> Outcome:
-    return Outcome(REFUSED, error.code if error is not None else BAD_REQUEST)
+    code = error.code if error is not None else Refusal.BAD_REQUEST
+    # The code's plain text: a WSGI server takes only str header values, not a subclass.
+    return Outcome(REFUSED, code.value)
 
 
 def mark(response: HttpResponse, outcome: Outcome) -> HttpResponse:

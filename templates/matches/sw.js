@@ -1,4 +1,4 @@
-// Brag Tables service worker, version {{ version }}. Served by a view (matches/offline.py)
+// Brag Tables service worker, version {{ version }}. Served by a view (matches/web/views/offline.py)
 // with Cache-Control: no-cache: a deployment that changes any shell file changes this
 // version, so the browser installs the new worker, which deletes the old caches.
 // - the app shell (styles, scripts, htmx, icons, manifest) is cached at install;

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from matches.integrity import integrity_problems
-from matches.ratings import rating_problems
+from matches.ratings.replay import rating_problems
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from matches.recount import league_recount
+from matches.results.filing import league_recount
 
 
 class Command(BaseCommand):

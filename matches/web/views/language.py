@@ -2,16 +2,18 @@
 spectator's page needs no CSRF token (and stays the same bytes for every spectator)."""
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from matches.web.htmx import HtmxHttpRequest
+
 
 @require_safe
 @never_cache
-def language_switch(request: HttpRequest) -> HttpResponse:
+def language_switch(request: HtmxHttpRequest) -> HttpResponse:
     """Remember the chosen language in its cookie and go back to the page it was chosen on.
     Harmless without a token: it sets a preference, and goes back only to this site."""
     code = request.GET.get("language", "")

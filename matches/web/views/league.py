@@ -2,7 +2,7 @@
 
 import hashlib
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -10,17 +10,21 @@ from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
 
-from . import caching, charts, head_to_head, players, ratings
-from .exports import json_response
-from .models import Player
+from matches.models import Player
+from matches.ratings import selectors as ratings
+from matches.ratings.engine import MODEL_NAME
+from matches.results import charts, profile
+from matches.web import caching
+from matches.web.exports import json_response
+from matches.web.htmx import HtmxHttpRequest
 
 
-def _ratings_etag(request: HttpRequest) -> str:
+def _ratings_etag(request: HtmxHttpRequest) -> str:
     # Ratings change only with a filing, an undo of one or a rebuild: all change the stamp.
     return caching.etag("ratings", caching.standings_stamp(request))
 
 
-def _player_etag(request: HttpRequest, player_id: int) -> str:
+def _player_etag(request: HtmxHttpRequest, player_id: int) -> str:
     # A player's totals, rating and head-to-head, and every name shown, move with the stamp.
     return caching.etag(f"player{player_id}", caching.standings_stamp(request))
 
@@ -28,32 +32,32 @@ def _player_etag(request: HttpRequest, player_id: int) -> str:
 @require_safe
 @cache_control(no_cache=True)
 @condition(etag_func=_ratings_etag)
-def api_ratings(request: HttpRequest) -> JsonResponse:
+def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
     rows = [row.as_json() for row in ratings.rating_table()]
-    payload = {"model": ratings.MODEL_NAME, "rows": rows}
+    payload = {"model": MODEL_NAME, "rows": rows}
     return json_response(payload)
 
 
 @require_safe
 @cache_control(no_cache=True)
 @condition(etag_func=_player_etag)
-def api_player(request: HttpRequest, player_id: int) -> JsonResponse:
+def api_player(request: HtmxHttpRequest, player_id: int) -> JsonResponse:
     player = get_object_or_404(Player, pk=player_id)
-    return json_response(head_to_head.player_api(player=player))
+    return json_response(profile.player_api(player=player))
 
 
-def _player_body(request: HttpRequest, player: Player, page: str | None) -> str:
+def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> str:
     """Everything the page shows of the player but the host's buttons, rendered once per
     change of the league for the first page (what nearly every visit opens); other pages of
     the history are rendered each time rather than let any ?page= push entries out."""
 
     def build() -> str:
-        profile = players.player_profile(player=player, page=page)
+        shown = profile.player_profile(player=player, page=page)
         context = {
             "player": player,
-            "profile": profile,
-            "summary": players.describe(profile),
-            "chart": charts.player_chart(profile),
+            "profile": shown,
+            "summary": profile.describe(shown),
+            "chart": charts.player_chart(shown),
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
             "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
@@ -70,7 +74,7 @@ def _player_body(request: HttpRequest, player: Player, page: str | None) -> str:
 
 
 @require_safe
-def player_detail(request: HttpRequest, player_id: int) -> HttpResponse:
+def player_detail(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
     body = _player_body(request, player, request.GET.get("page"))
     return render(request, "matches/player.html", {"player": player, "body": body})

@@ -10,12 +10,14 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.staticfiles import finders
 from django.contrib.staticfiles.storage import ManifestFilesMixin, staticfiles_storage
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
+
+from matches.web.htmx import HtmxHttpRequest
 
 # What a table page needs to draw itself with no network: every script and style it loads,
 # and the icons.
@@ -67,7 +69,7 @@ def _contents_digest() -> str:
 
 @require_safe
 @cache_control(no_cache=True)
-def service_worker(request: HttpRequest) -> HttpResponse:
+def service_worker(request: HtmxHttpRequest) -> HttpResponse:
     urls = shell_urls()
     hashed = hashed_static()
     version = shell_version(urls, "" if hashed else _contents_digest())
@@ -91,7 +93,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 @cache_control(max_age=86400)
-def manifest(request: HttpRequest) -> JsonResponse:
+def manifest(request: HtmxHttpRequest) -> JsonResponse:
     """The web app manifest: the table page installs full screen on a tablet."""
     data = {
         "name": "Brag Tables",
@@ -120,5 +122,5 @@ def _favicon_bytes() -> bytes:
 
 @require_safe
 @cache_control(max_age=86400)
-def favicon(request: HttpRequest) -> HttpResponse:
+def favicon(request: HtmxHttpRequest) -> HttpResponse:
     return HttpResponse(_favicon_bytes(), content_type="image/x-icon")

@@ -1,16 +1,17 @@
 """Hosts' pages to rename a player and to merge two records of the same person."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
-from . import player_records
-from .access import host_required
-from .forms import PlayerMergeForm, PlayerRenameForm
-from .models import Player
-from .services import RuleError
+from matches.core.errors import RuleError
+from matches.models import Player
+from matches.results import players as player_records
+from matches.web.access import host_required
+from matches.web.forms import PlayerMergeForm, PlayerRenameForm
+from matches.web.htmx import HtmxHttpRequest
 
 RENAMED = _("Renamed to “%(name)s”. Standings and table pages show the new name.")
 MERGED = _("“%(other)s” is now part of %(name)s: every match, win and rating moved.")
@@ -18,7 +19,7 @@ MERGED = _("“%(other)s” is now part of %(name)s: every match, win and rating
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def player_rename(request: HttpRequest, player_id: int) -> HttpResponse:
+def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
     form = PlayerRenameForm(request.POST or None, initial={"name": player.name})
     if request.method == "POST" and form.is_valid():
@@ -38,7 +39,7 @@ def player_rename(request: HttpRequest, player_id: int) -> HttpResponse:
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def player_merge(request: HttpRequest, player_id: int) -> HttpResponse:
+def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
     form = PlayerMergeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():

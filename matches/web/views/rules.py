@@ -1,22 +1,24 @@
 """The rules page and the showdown judge (a page and a JSON API): they change nothing."""
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST, require_safe
 
-from . import selectors, showdown
-from .exports import json_response
-from .forms import ShowdownForm
+from matches.play import selectors
+from matches.rules import showdown
+from matches.web.exports import json_response
+from matches.web.forms import ShowdownForm
+from matches.web.htmx import HtmxHttpRequest
 
 
 @require_safe
-def rules(request: HttpRequest) -> HttpResponse:
+def rules(request: HtmxHttpRequest) -> HttpResponse:
     return render(request, "matches/rules.html")
 
 
 @require_safe
-def showdown_page(request: HttpRequest) -> HttpResponse:
+def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
     """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
     submitted = any(key.startswith("hand_") for key in request.GET)
     initial = ShowdownForm.initial_for(selectors.standing_names(request.GET.get("table", "")))
@@ -29,7 +31,7 @@ def showdown_page(request: HttpRequest) -> HttpResponse:
 
 @csrf_exempt  # it changes nothing; scripts post JSON without a session
 @require_POST
-def api_showdown(request: HttpRequest) -> JsonResponse:
+def api_showdown(request: HtmxHttpRequest) -> JsonResponse:
     try:
         showdown.refuse_declared_length(request.META.get("CONTENT_LENGTH"))
         verdict = showdown.judge_json(request.body)

@@ -1,28 +1,29 @@
 """Seasons: the public list with each season's podium, and the hosts' pages to define them."""
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from . import seasons
-from .access import host_required
-from .forms import SeasonForm
-from .models import Season
-from .services import RuleError
+from matches.core.errors import RuleError
+from matches.models import Season
+from matches.results import seasons
+from matches.web.access import host_required
+from matches.web.forms import SeasonForm
+from matches.web.htmx import HtmxHttpRequest
 
 SEASON_SAVED = _("Season “%(name)s” saved.")
 SEASON_DELETED = _("Season “%(name)s” deleted. No result changed.")
 
 
 @require_safe
-def season_list(request: HttpRequest) -> HttpResponse:
+def season_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {"overview": seasons.seasons_overview()}
     return render(request, "matches/seasons.html", context)
 
 
-def _season_form(request: HttpRequest, season: Season | None) -> HttpResponse:
+def _season_form(request: HtmxHttpRequest, season: Season | None) -> HttpResponse:
     initial = {}
     if season is not None:
         initial = {"name": season.name, "first_day": season.first_day, "last_day": season.last_day}
@@ -49,19 +50,19 @@ def _season_form(request: HttpRequest, season: Season | None) -> HttpResponse:
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def season_new(request: HttpRequest) -> HttpResponse:
+def season_new(request: HtmxHttpRequest) -> HttpResponse:
     return _season_form(request, None)
 
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def season_edit(request: HttpRequest, season_id: int) -> HttpResponse:
+def season_edit(request: HtmxHttpRequest, season_id: int) -> HttpResponse:
     return _season_form(request, get_object_or_404(Season, pk=season_id))
 
 
 @host_required
 @require_POST
-def season_delete(request: HttpRequest, season_id: int) -> HttpResponse:
+def season_delete(request: HtmxHttpRequest, season_id: int) -> HttpResponse:
     season = get_object_or_404(Season, pk=season_id)
     try:
         seasons.season_delete(season_id=season.pk, by=request.user)

@@ -1,22 +1,25 @@
 """League standings as a page, JSON and CSV, with the table, date, season and mode filters.
-Rows are rendered once per change of the standings (caching.py keys them)."""
+Rows are rendered once per change of the standings (web/caching.py keys them)."""
 
 from functools import partial
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, ratings, selectors
-from .exports import csv_response, json_response
-from .forms import StandingsFilterForm
-from .models import Table
+from matches.models import Table
+from matches.ratings import selectors as ratings
+from matches.results import standings as league_standings
+from matches.web import caching
+from matches.web.exports import csv_response, json_response
+from matches.web.forms import StandingsFilterForm
+from matches.web.htmx import HtmxHttpRequest
 
 
-def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_id) -> str:
+def _standing_rows_html(request: HtmxHttpRequest, form: StandingsFilterForm, table_id) -> str:
     """The standings' rows, put together once per change of the standings: a league has
     hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
@@ -24,7 +27,8 @@ def _standing_rows_html(request: HttpRequest, form: StandingsFilterForm, table_i
     def build() -> str:
         rated = {row.player_id: row for row in ratings.rating_table()}
         rows = [
-            (row, rated.get(row.player_id)) for row in selectors.standings(**form.selector_kwargs())
+            (row, rated.get(row.player_id))
+            for row in league_standings.standings(**form.selector_kwargs())
         ]
         # One reverse() for the player links instead of one per row (see make bench).
         context = {"wins_only": form.wins_only, "players_url": players_url}
@@ -43,7 +47,9 @@ def _filters_html(form: StandingsFilterForm) -> str:
     if not form.is_valid():
         return render()  # with its errors, never kept
     shown = [str(form[name].value()) for name in form.fields]
-    return caching.cached(caching.form_key("filters", selectors.filter_choices(), shown), render)
+    return caching.cached(
+        caching.form_key("filters", league_standings.filter_choices(), shown), render
+    )
 
 
 def _row_content(row: tuple) -> tuple:
@@ -57,7 +63,7 @@ def _row_content(row: tuple) -> tuple:
 @vary_on_headers("Cookie")
 @caching.shared_cache(when=caching.is_spectator)
 @condition(etag_func=caching.standings_etag)
-def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse:
+def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id) if table_id is not None else None
     form = caching.standings_filters(request, table_id, default_season=True)
     if table is not None:
@@ -74,24 +80,24 @@ def standings(request: HttpRequest, table_id: int | None = None) -> HttpResponse
 @require_safe
 @caching.shared_cache()
 @condition(etag_func=caching.api_standings_etag)
-def api_standings(request: HttpRequest) -> JsonResponse:
+def api_standings(request: HtmxHttpRequest) -> JsonResponse:
     form = caching.standings_filters(request)
     if not form.is_valid():
         return JsonResponse({"error": form.first_error()}, status=400)
     rows = caching.cached(
         caching.standings_key(request, "json"),
-        lambda: [row.as_json() for row in selectors.standings(**form.selector_kwargs())],
+        lambda: [row.as_json() for row in league_standings.standings(**form.selector_kwargs())],
     )
     return json_response({"filters": form.as_json(), "rows": rows})
 
 
 @require_safe
-def standings_csv(request: HttpRequest) -> HttpResponse:
+def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
     form = StandingsFilterForm(request.GET)
     if not form.is_valid():
         return HttpResponse(
             form.first_error(), status=400, content_type="text/plain; charset=utf-8"
         )
-    rows = selectors.standings(**form.selector_kwargs())
-    header = selectors.STANDING_CSV_HEADER
+    rows = league_standings.standings(**form.selector_kwargs())
+    header = league_standings.STANDING_CSV_HEADER
     return csv_response("standings.csv", header, (row.as_csv_row() for row in rows))

@@ -1,24 +1,29 @@
 """Thin views: read a form, call one service or selector, render. Every htmx request gets
 the board fragment; every plain request gets a whole page or a redirect, so the app also
-works without JavaScript. ETags and cached renderings are caching.py's; message wording is
-feedback.py's."""
+works without JavaScript. ETags and cached renderings are web/caching.py's; message wording is
+web/feedback.py's."""
 
 import uuid
 from collections.abc import Callable
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from . import caching, feedback, qr, selectors, services, tap_queue, tonight
-from .access import host_required
-from .exports import TABLE_RESULTS_HEADER, csv_response, json_response, table_result_row
-from .forms import (
+from matches.core.errors import RuleError
+from matches.core.stamp import Snapshot
+from matches.models import Table
+from matches.org.hosts import first_host_create, may_change_table
+from matches.play import selectors, services, tonight
+from matches.web import caching, feedback, qr, tap_queue
+from matches.web.access import host_required
+from matches.web.exports import TABLE_RESULTS_HEADER, csv_response, json_response, table_result_row
+from matches.web.forms import (
     CloseForm,
     FirstHostForm,
     LaunchForm,
@@ -26,7 +31,7 @@ from .forms import (
     TapForm,
     UndoForm,
 )
-from .models import Table
+from matches.web.htmx import HtmxHttpRequest
 
 POLL_SECONDS = 3
 BOARD_ETAG_HEADER = "X-Board-ETag"
@@ -37,22 +42,22 @@ def _table_or_404(table_id: int) -> Table:
 
 
 @require_safe
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HtmxHttpRequest) -> HttpResponse:
     open_tables, closed_tables = selectors.home_tables()
     context = {"open_tables": open_tables, "closed_tables": closed_tables}
     return render(request, "matches/home.html", context)
 
 
 @require_http_methods(["GET", "POST"])
-def setup(request: HttpRequest) -> HttpResponse:
+def setup(request: HtmxHttpRequest) -> HttpResponse:
     """Create the first host account; once one exists this page is gone."""
     if get_user_model().objects.exists():
         raise Http404
     form = FirstHostForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user = services.first_host_create(user=form.save(commit=False))
-        except services.RuleError as error:  # another first host won the race
+            user = first_host_create(user=form.save(commit=False))
+        except RuleError as error:  # another first host won the race
             messages.info(request, error.message)
             return redirect("login")
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -62,12 +67,12 @@ def setup(request: HttpRequest) -> HttpResponse:
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def table_new(request: HttpRequest) -> HttpResponse:
+def table_new(request: HtmxHttpRequest) -> HttpResponse:
     form = LaunchForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
             table = services.table_launch(**form.service_kwargs(), by=request.user)
-        except services.RuleError as error:
+        except RuleError as error:
             form.add_error(None, error.message)
         else:
             return redirect("matches:table", table_id=table.pk)
@@ -75,10 +80,10 @@ def table_new(request: HttpRequest) -> HttpResponse:
 
 
 def _render_board(
-    request: HttpRequest, table: Table, board: selectors.Board, tonight_rows: list
+    request: HtmxHttpRequest, table: Table, board: selectors.Board, tonight_rows: list
 ) -> HttpResponse:
     """The table page, or only its board fragment for htmx, from what was read."""
-    is_host = table.can_be_changed_by(request.user)
+    is_host = may_change_table(request.user, table)
     context = {
         "board": board,
         "table": table,
@@ -92,20 +97,20 @@ def _render_board(
     return render(request, template, context)
 
 
-def _read_table_page(request: HttpRequest) -> Callable[[Table], tuple]:
+def _read_table_page(request: HtmxHttpRequest) -> Callable[[Table], tuple]:
     def read(table: Table) -> tuple:
-        is_host = table.can_be_changed_by(request.user)
+        is_host = may_change_table(request.user, table)
         board = selectors.table_board(table=table, for_host=is_host)
         return board, tonight.table_tonight(table=table)
 
     return read
 
 
-def _render_table_page(request: HttpRequest, table_id: int) -> HttpResponse:
+def _render_table_page(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The table page, or only its board fragment for htmx, from one snapshot of the table;
     its ETag names that snapshot's version."""
 
-    def render_page(snapshot: selectors.Snapshot) -> HttpResponse:
+    def render_page(snapshot: Snapshot) -> HttpResponse:
         board, tonight_rows = snapshot.content
         return _render_board(request, snapshot.table, board, tonight_rows)
 
@@ -120,12 +125,12 @@ def _render_table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 @vary_on_headers("HX-Request", "Cookie")
 @caching.shared_cache(when=caching.is_spectator)
 @condition(etag_func=caching.table_page_etag)
-def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_detail(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     return _render_table_page(request, table_id)
 
 
 def _board_or_redirect(
-    request: HttpRequest, table_id: int, written: services.TapResult | None = None
+    request: HtmxHttpRequest, table_id: int, written: services.TapResult | None = None
 ) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise.
     The body and its X-Board-ETag name one state: the one a tap wrote (rendered from what
@@ -134,11 +139,11 @@ def _board_or_redirect(
     screen until the table changes again."""
     if not request.htmx:
         return redirect("matches:table", table_id=table_id)
-    if written is not None and written.board is not None:
-        table = written.board.table
-        response = _render_board(request, table, written.board, written.tonight)
+    if written is not None and written.board is not None and written.stamped is not None:
+        stamped = written.stamped
+        response = _render_board(request, stamped.table, written.board, written.tonight)
         response[BOARD_ETAG_HEADER] = caching.table_page_tag(
-            request, table.pk, table=table, tonight_at=written.tonight_at
+            request, stamped.pk, stamped=stamped, tonight_at=written.tonight_at
         )
         return response
     caching.forget_stamp(request)
@@ -150,7 +155,7 @@ def _board_or_redirect(
 
 @host_required
 @require_POST
-def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_tap(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     form = TapForm(request.POST)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
@@ -162,7 +167,7 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
         )
     except Table.DoesNotExist:
         raise Http404 from None
-    except services.RuleError as error:
+    except RuleError as error:
         messages.error(request, error.message)
         outcome = tap_queue.refusal(error)
     else:
@@ -174,13 +179,13 @@ def table_tap(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """POST takes back the latest tap. GET is the confirmation asked for when that undo
     would also drop the next match's new roster."""
     table = _table_or_404(table_id)
     if request.method == "GET":
         board = selectors.table_board(table=table, for_host=True)
-        if not (table.can_be_changed_by(request.user) and board.undo_drops_roster):
+        if not (may_change_table(request.user, table) and board.undo_drops_roster):
             return redirect("matches:table", table_id=table.pk)
         return render(request, "matches/undo_confirm.html", {"table": table, "board": board})
     form = UndoForm(request.POST)
@@ -191,7 +196,7 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
         result = services.table_undo_last(
             table_id=table.pk, **form.service_kwargs(), by=request.user
         )
-    except services.RuleError as error:
+    except RuleError as error:
         messages.error(request, error.message)
         outcome = tap_queue.refusal(error)
     else:
@@ -202,14 +207,14 @@ def table_undo(request: HttpRequest, table_id: int) -> HttpResponse:
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
     """Why this user may not edit the roster now, or None."""
-    if not table.can_be_changed_by(user):
+    if not may_change_table(user, table):
         return services.NOT_YOUR_TABLE
     return services.TABLE_CLOSED if board.match is None else None
 
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_roster(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     board = selectors.table_board(table=table)
     if refused := _roster_refused(table, board, request.user):
@@ -221,7 +226,7 @@ def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
             match = services.match_set_roster(
                 table_id=table.pk, **form.service_kwargs(), by=request.user
             )
-        except services.RuleError as error:
+        except RuleError as error:
             form.add_error(None, error.message)
         else:
             messages.success(request, feedback.roster_saved(match.number))
@@ -232,11 +237,11 @@ def table_roster(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @host_required
 @require_http_methods(["GET", "POST"])
-def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """GET asks for confirmation, saying what happens to a match under way; POST closes."""
     table = _table_or_404(table_id)
     if request.method == "GET":
-        if not (table.is_open and table.can_be_changed_by(request.user)):
+        if not (table.is_open and may_change_table(request.user, table)):
             return redirect("matches:table", table_id=table.pk)
         context = {"table": table, "board": selectors.table_board(table=table)}
         return render(request, "matches/close_confirm.html", context)
@@ -244,7 +249,7 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
     discard = form.cleaned_data["discard"] if form.is_valid() else None
     try:
         services.table_close(table_id=table.pk, by=request.user, discard_match_id=discard)
-    except services.RuleError as error:
+    except RuleError as error:
         messages.error(request, error.message)
     else:
         messages.success(request, feedback.CLOSED)
@@ -253,11 +258,11 @@ def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @host_required
 @require_POST
-def table_reopen(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_reopen(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     try:
         match = services.table_reopen(table_id=table.pk, by=request.user)
-    except services.RuleError as error:
+    except RuleError as error:
         messages.error(request, error.message)
     else:
         messages.success(request, feedback.reopened(match.number))
@@ -266,7 +271,7 @@ def table_reopen(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_safe
 @cache_control(max_age=3600)
-def table_qr(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_qr(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The QR code of the table's read-only page, as SVG from our own origin (no service
     on the internet sees the pub's address)."""
     table = _table_or_404(table_id)
@@ -275,14 +280,14 @@ def table_qr(request: HttpRequest, table_id: int) -> HttpResponse:
 
 
 @require_safe
-def table_matches(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     matches = selectors.table_filed_matches(table=table)
     return render(request, "matches/matches.html", {"table": table, "matches": matches})
 
 
 @require_safe
-def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpResponse:
+def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpResponse:
     table = _table_or_404(table_id)
     match = selectors.match_detail(table=table, number=number)
     if match is None:
@@ -295,7 +300,7 @@ def match_detail(request: HttpRequest, table_id: int, number: int) -> HttpRespon
 @require_safe
 @caching.shared_cache()
 @condition(etag_func=caching.api_table_etag)
-def api_table(request: HttpRequest, table_id: int) -> HttpResponse:
+def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     response = caching.table_response(
         request,
         table_id,
@@ -310,13 +315,13 @@ def api_table(request: HttpRequest, table_id: int) -> HttpResponse:
     return response
 
 
-def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
     """A clear page instead of Django's technical one; nothing was saved."""
     return render(request, "matches/csrf_failure.html", status=403)
 
 
 @require_safe
-def table_results_csv(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_results_csv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     seats = selectors.table_results(table=table).iterator(chunk_size=2000)
     rows = (table_result_row(table, seat) for seat in seats)
@@ -333,10 +338,10 @@ def _read_tv(table: Table) -> tuple:
 @vary_on_headers("HX-Request", "Cookie")
 @caching.shared_cache()
 @condition(etag_func=caching.tv_etag)
-def table_tv(request: HttpRequest, table_id: int) -> HttpResponse:
+def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
 
-    def render_tv(snapshot: selectors.Snapshot) -> HttpResponse:
+    def render_tv(snapshot: Snapshot) -> HttpResponse:
         board, tonight_rows, ratings = snapshot.content
         context = {
             "table": snapshot.table,

@@ -1,0 +1,38 @@
+"""The one error a rule raises, and the codes it carries: the tablet's script (static/js/
+tap-queue.js) and the tests tell refusals apart by these codes, never by their wording."""
+
+from enum import StrEnum
+
+
+class Refusal(StrEnum):
+    """Why a write was refused, as the tablet's queue reads it from the X-Tap-Code header."""
+
+    REFUSED = "refused"  # a rule with no code of its own (form errors, hosts' pages)
+    BAD_REQUEST = "bad_request"  # the request could not be read
+    NOT_YOUR_TABLE = "not_your_table"
+    TABLE_CLOSED = "table_closed"
+    MATCH_NOT_FOUND = "match_not_found"
+    WRONG_TABLE = "wrong_table"
+    MATCH_FILED = "match_filed"
+    MATCH_DISCARDED = "match_discarded"
+    MATCH_NOT_OPEN = "match_not_open"
+    NOT_SEATED = "not_seated"
+    ALREADY_OUT = "already_out"
+    TAP_WAS_UNDONE = "tap_was_undone"
+    TAP_UNKNOWN = "tap_unknown"
+    TAP_NOT_FOUND = "tap_not_found"
+    ALREADY_UNDONE = "already_undone"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    NOT_LATEST = "not_latest"
+    UNDO_DROPS_ROSTER = "undo_drops_roster"
+    ROSTER_LOCKED = "roster_locked"
+
+
+class RuleError(Exception):
+    """A write the rules refuse. Its message is shown to the host as it is; its code is for
+    programs (the tablet's tap queue explains a refused tap by it)."""
+
+    def __init__(self, message: str, *, code: Refusal = Refusal.REFUSED, **params: object) -> None:
+        self.message = str(message) % params if params else str(message)
+        self.code = code
+        super().__init__(self.message)

@@ -1,0 +1,36 @@
+"""Every model of the app, re-exported: Django and the migrations know them as
+matches.models.<Name>."""
+
+from matches.models.ratings import PlayerRating, RatingChange
+from matches.models.stamp import StandingsStamp
+from matches.models.standings import (
+    AllTimeTotal,
+    CountFields,
+    Counts,
+    DailyTally,
+    HeadToHead,
+    PlayerNight,
+    RunningTotal,
+    Season,
+)
+from matches.models.tables import Match, MatchQuerySet, Player, Seat, Table, Tap
+
+__all__ = [
+    "AllTimeTotal",
+    "CountFields",
+    "Counts",
+    "DailyTally",
+    "HeadToHead",
+    "Match",
+    "MatchQuerySet",
+    "Player",
+    "PlayerNight",
+    "PlayerRating",
+    "RatingChange",
+    "RunningTotal",
+    "Season",
+    "Seat",
+    "StandingsStamp",
+    "Table",
+    "Tap",
+]

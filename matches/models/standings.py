@@ -1,0 +1,221 @@
+"""What the results keep beside the filed matches: counts per player and table (daily and
+all time), running totals for date ranges, head-to-head pairs, players' nights, and seasons."""
+
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Lower
+from django.utils.translation import gettext_lazy as _
+
+from matches.models.tables import Player, Table
+from matches.rules import scoring
+from matches.rules.limits import SEASON_NAME_MAX_LENGTH
+
+
+class CountFields(models.Model):
+    """The counts of filed results (scoring.COUNT_FIELDS), as every kept sum of them holds
+    them: per player and table (Counts) or per player, mode and day up to it (RunningTotal)."""
+
+    played = models.PositiveIntegerField(_("played"), default=0)
+    wins = models.PositiveIntegerField(_("wins"), default=0)
+    # Ranked tables only: a winner-takes-all match names no 2nd or 3rd and carries no points.
+    seconds = models.PositiveIntegerField(_("2nds"), default=0)
+    thirds = models.PositiveIntegerField(_("3rds"), default=0)
+    points = models.PositiveIntegerField(_("points"), default=0)
+
+    class Meta:
+        abstract = True
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(wins__lte=F("played"))
+                & Q(seconds__lte=F("played"))
+                & Q(thirds__lte=F("played")),
+                name="%(class)s_counts_within_played",
+            ),
+        ]
+
+
+class Counts(CountFields):
+    """Filed results added up: what standings read instead of every match."""
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
+    )
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
+    )
+
+    class Meta(CountFields.Meta):
+        abstract = True
+
+
+class DailyTally(Counts):
+    """A player's filed results at one table on one day: standings over a date range."""
+
+    day = models.DateField(_("day"))
+
+    class Meta:
+        verbose_name = _("daily tally")
+        verbose_name_plural = _("daily tallies")
+        constraints = [
+            *Counts.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "table", "day"], name="tally_unique"),
+        ]
+        # Standings over a date range add up every tally in the range: both indexes cover
+        # the query (counts included), so no table row is read. PostgreSQL scans the days'
+        # range of the first (it cannot skip along the second); SQLite skips along the
+        # second's players (its planner picks that over the first, and cannot INCLUDE).
+        indexes = [
+            models.Index(
+                fields=["day", "player"],
+                include=["table", *scoring.COUNT_FIELDS],
+                name="tally_day_player_idx",
+            ),
+            models.Index(
+                fields=["player", "day", "table", *scoring.COUNT_FIELDS],
+                name="tally_player_day_idx",
+            ),
+            models.Index(fields=["table", "day"], name="tally_table_day_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.table} {self.day}"
+
+
+class AllTimeTotal(Counts):
+    """A player's filed results at one table, all time: the standings without dates add up
+    a few rows per player, however many matches were played."""
+
+    class Meta:
+        verbose_name = _("total")
+        verbose_name_plural = _("totals")
+        constraints = [
+            *Counts.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "table"], name="total_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} @ {self.table}"
+
+
+class RunningTotal(CountFields):
+    """A player's filed results at tables of one mode (or of all: ALL_MODES) over every day
+    up to and including this one (see results/running_totals.py): standings over any date range
+    subtract two of these per player, however many days the range holds."""
+
+    # Kept beside each mode's rows: standings of every mode, the usual read, step along
+    # one row per player instead of adding up two.
+    ALL_MODES = "all"
+
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    mode = models.CharField(
+        _("mode"), max_length=20, choices=[*Table.Mode.choices, (ALL_MODES, _("all modes"))]
+    )
+    day = models.DateField(_("day"))
+
+    class Meta:
+        verbose_name = _("running total")
+        verbose_name_plural = _("running totals")
+        # The unique (player, mode, day) is the index a range read seeks along: the latest
+        # row on or before a day is one step back from it. No index of its own on player.
+        constraints = [
+            *CountFields.Meta.constraints,
+            models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
+            models.CheckConstraint(
+                condition=Q(mode__in=["winner_takes_all", "ranked", "all"]),
+                name="running_total_mode",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.mode} to {self.day}"
+
+
+class HeadToHead(models.Model):
+    """How often a player shared a filed match with an opponent and finished above or below
+    them (see results/head_to_head.py); kept for both directions of every pair by the services."""
+
+    # The unique (player, opponent) leads with the player: no index of its own.
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    opponent = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("opponent")
+    )
+    matches = models.PositiveIntegerField(_("shared matches"))
+    ahead = models.PositiveIntegerField(_("ahead"))
+    behind = models.PositiveIntegerField(_("behind"))
+
+    class Meta:
+        verbose_name = _("head-to-head record")
+        verbose_name_plural = _("head-to-head records")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "opponent"], name="head_to_head_unique"),
+            models.CheckConstraint(
+                condition=Q(ahead__lte=F("matches")) & Q(behind__lte=F("matches")),
+                name="head_to_head_within_matches",
+            ),
+            models.CheckConstraint(
+                condition=~Q(player=F("opponent")), name="head_to_head_two_players"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} v {self.opponent_id}"
+
+
+class Season(models.Model):
+    """A named stretch of days the league's standings can be read over; seasons never
+    overlap (the service refuses it), so each day belongs to at most one."""
+
+    name = models.CharField(_("name"), max_length=SEASON_NAME_MAX_LENGTH)
+    first_day = models.DateField(_("first day"))
+    last_day = models.DateField(_("last day"))
+
+    class Meta:
+        verbose_name = _("season")
+        verbose_name_plural = _("seasons")
+        ordering = ["-first_day", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(name=""), name="season_name_not_empty"),
+            models.CheckConstraint(
+                condition=Q(last_day__gte=F("first_day")), name="season_days_in_order"
+            ),
+            models.UniqueConstraint(Lower("name"), name="season_name_unique_ci"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PlayerNight(models.Model):
+    """A player's filed results on one day, summed over tables: the player page's best
+    night is the first row of its index instead of a sum over every tally."""
+
+    # The unique (player, day) leads with the player: no index of its own.
+    player = models.ForeignKey(
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"), db_index=False
+    )
+    day = models.DateField(_("day"))
+    played = models.PositiveIntegerField(_("played"))
+    wins = models.PositiveIntegerField(_("wins"))
+    points = models.PositiveIntegerField(_("points"))
+
+    class Meta:
+        verbose_name = _("player's night")
+        verbose_name_plural = _("players' nights")
+        constraints = [
+            models.UniqueConstraint(fields=["player", "day"], name="player_night_unique"),
+            models.CheckConstraint(condition=Q(wins__lte=F("played")), name="player_night_wins"),
+        ]
+        indexes = [
+            # The best night first: most wins, then points, fewer matches, the latest.
+            models.Index(
+                fields=["player", "-wins", "-points", "played", "-day"],
+                name="player_night_best_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.day}"

@@ -1,0 +1,82 @@
+"""The league's rating list as people read it: every rated player by conservative skill."""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.db.models import QuerySet
+
+from matches.models import Player, PlayerRating
+from matches.ratings.engine import PROVISIONAL_BELOW, ordinal, shown_rating
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    rank: int
+    player_id: int
+    player: str
+    matches: int
+    mu: float
+    sigma: float
+    longest_run: int = 0
+    best_place: int | None = None
+
+    @property
+    def ordinal(self) -> float:
+        return ordinal(self.mu, self.sigma)
+
+    @property
+    def provisional(self) -> bool:
+        return self.matches < PROVISIONAL_BELOW
+
+    @property
+    def shown(self) -> int:
+        return shown_rating(self.mu, self.sigma)
+
+    def as_json(self) -> dict:
+        return {
+            "rank": self.rank,
+            "id": self.player_id,
+            "player": self.player,
+            "matches": self.matches,
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "ordinal": self.ordinal,
+            "provisional": self.provisional,
+        }
+
+
+def _ranked(ratings: QuerySet[PlayerRating]) -> list[RatingRow]:
+    rows = sorted(
+        ratings.values_list(
+            "player_id", "player__name", "player__key", "matches", "mu", "sigma",
+            "longest_run", "best_place",
+        ),
+        key=lambda r: (-ordinal(r[4], r[5]), r[2], r[0]),
+    )  # fmt: skip
+    return [
+        RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s, longest_run=run,
+                  best_place=best)
+        for n, (p, name, _, m, mu, s, run, best) in enumerate(rows, 1)
+    ]  # fmt: skip
+
+
+def rating_table() -> list[RatingRow]:
+    """Every rated player, best ordinal first, then by name; one query."""
+    return _ranked(PlayerRating.objects.all())
+
+
+def ratings_of(*, player_ids: Iterable[int], limit: int | None = None) -> list[RatingRow]:
+    """These players' rows of the league's rating list (their league ranks), best first, at
+    most limit of them; one query, none without players."""
+    wanted = set(player_ids)
+    if not wanted:
+        return []
+    return [row for row in rating_table() if row.player_id in wanted][:limit]
+
+
+def player_rating(*, player: Player) -> RatingRow | None:
+    """One player's current rating with their place in the rating list, or None if unrated."""
+    for row in rating_table():
+        if row.player_id == player.pk:
+            return row
+    return None

@@ -1,0 +1,175 @@
+"""League standings: each player's filed results summed over the kept counts (all time, a
+table, a date range or a season), ranked with the tie-breaks, as the page, JSON and CSV
+show them."""
+
+import datetime
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db import connection
+from django.db.models import Q, Sum
+from django.utils.formats import number_format
+
+from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
+from matches.results import running_totals
+from matches.rules.scoring import COUNT_FIELDS
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    shared: bool
+    player_id: int
+    player: str
+    played: int
+    wins: int
+    seconds: int
+    thirds: int
+    points: int
+
+    @property
+    def win_percent(self) -> Decimal:
+        """Rounded once, half up, to one decimal (2 of 3 is 66.7): the page and the CSV
+        show this same number (number_format alone would cut 66.66… to 66.6)."""
+        if not self.played:
+            return Decimal("0.0")
+        exact = Decimal(100 * self.wins) / Decimal(self.played)
+        return exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+
+    @property
+    def win_percent_text(self) -> str:
+        """One decimal, in the reader's language (66.7 or 66,7)."""
+        return number_format(self.win_percent, 1)
+
+    def as_json(self) -> dict:
+        """The row in the standings API."""
+        return {name: getattr(self, name) for name in STANDING_JSON_FIELDS}
+
+    def as_csv_row(self) -> list:
+        """The row in the standings CSV, under STANDING_CSV_HEADER."""
+        # The rank stays a number a spreadsheet can sort; "shared" says it is shared ("=2").
+        shared = "yes" if self.shared else "no"
+        counts = [self.played, self.wins, self.seconds, self.thirds, self.points]
+        return [self.rank, shared, self.player, *counts, str(self.win_percent)]
+
+
+STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
+STANDING_CSV_HEADER = [
+    "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
+]  # fmt: skip
+
+
+def filter_choices() -> tuple[list, list]:
+    """What the standings filters offer: every table and season as (id, name), two small
+    reads where rendering their lists costs a hundred times more."""
+    tables = list(Table.objects.order_by("name", "id").values_list("pk", "name"))
+    seasons = list(Season.objects.values_list("pk", "name"))
+    return tables, seasons
+
+
+def _tally_filter(
+    table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
+) -> Q:
+    where = Q()
+    if table_id is not None:
+        where &= Q(table_id=table_id)
+    if date_from is not None:
+        where &= Q(day__gte=date_from)
+    if date_to is not None:
+        where &= Q(day__lte=date_to)
+    return where
+
+
+SUMS = {f"{name}_sum": Sum(name) for name in COUNT_FIELDS}
+
+
+def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
+    # More is better except matches played: fewer is the last tie-break.
+    if wins_only:
+        return (-row["wins_sum"], row["played_sum"])
+    return (
+        -row["points_sum"],
+        -row["wins_sum"],
+        -row["seconds_sum"],
+        -row["thirds_sum"],
+        row["played_sum"],
+    )
+
+
+def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[StandingRow]:
+    """Player rows (name, key and SUMS) in standings order with their ranks: players equal
+    on every step share a rank (1, =2, =2, 4) and are listed by name."""
+    # Each row's order key once (a league has hundreds of players; this runs on every filing).
+    keyed = sorted(
+        ((_order_key(row, wins_only), row["player__key"], row["player_id"], row) for row in rows),
+        key=lambda item: item[:3],
+    )
+    result: list[StandingRow] = []
+    for index, (key, _, _, row) in enumerate(keyed):
+        tied_above = index > 0 and keyed[index - 1][0] == key
+        tied_below = index + 1 < len(keyed) and keyed[index + 1][0] == key
+        result.append(
+            StandingRow(
+                rank=result[-1].rank if tied_above else index + 1,
+                shared=tied_above or tied_below,
+                player_id=row["player_id"],
+                player=row["player__name"],
+                played=row["played_sum"],
+                wins=row["wins_sum"],
+                seconds=row["seconds_sum"],
+                thirds=row["thirds_sum"],
+                points=row["points_sum"],
+            )
+        )
+    return result
+
+
+def standings(
+    *,
+    table_id: int | None = None,
+    date_from: datetime.date | None = None,
+    date_to: datetime.date | None = None,
+    mode: str | None = None,
+    wins_only: bool = False,
+) -> list[StandingRow]:
+    """League standings over filed matches: a date range from the running totals (one
+    query), otherwise summed over the all-time totals, or a table's daily tallies.
+
+    Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
+    matches only (wins_only) rank by wins, then fewer played: that mode keeps no points."""
+    if (date_from or date_to) and table_id is None:
+        # Two rows per player and mode, however long the range (results/running_totals.py).
+        rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
+        return rank_standings(rows, wins_only=wins_only)
+    # The all-time totals answer without dates; one table's few daily tallies its range.
+    source = DailyTally if date_from or date_to else AllTimeTotal
+    where = _tally_filter(table_id, date_from, date_to)
+    if mode:
+        where &= Q(table__mode=mode)
+    # Summed per player id alone, from the covering indexes (models.DailyTally): joining
+    # the names to every tally row would cost more than reading them once per player.
+    sums = (
+        source.objects.filter(where)
+        .values("player_id")
+        .annotate(**SUMS)
+        .filter(played_sum__gt=0)
+        .order_by()
+    )
+    # Ranks over the player rows (a few hundred at most), not over matches.
+    return rank_standings(_with_names(sums), wins_only=wins_only)
+
+
+def _with_names(sums) -> list[dict]:
+    """The per-player sums with each player's name and key joined to them, in one query:
+    once per player rather than once per tally row, and without a second query naming
+    every player id."""
+    # Django's own SQL for the sums, its parameters passed apart: nothing here is user text.
+    sql, params = sums.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'SELECT t.*, p."name" AS "player__name", p."key" AS "player__key" FROM ({sql}) t'  # noqa: S608
+            f' JOIN "{Player._meta.db_table}" p ON p."id" = t."player_id"',
+            params,
+        )
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]

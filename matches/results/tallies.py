@@ -1,0 +1,70 @@
+"""The standings' own counts of filed results: each player's daily tally per table (what
+date ranges and seasons are summed from) and all-time total per table (what standings
+without dates read). What each place is worth is scoring's to say."""
+
+import datetime
+from collections.abc import Sequence
+
+from django.db.models import Case, F, Sum, Value, When
+
+from matches.models import AllTimeTotal, DailyTally, Match, Seat, Table
+from matches.rules.scoring import COUNT_FIELDS, count_sum, place_counts
+
+
+def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sign: int) -> None:
+    """Add a filed match's places to the day's tally and the all-time total (sign 1), or
+    take them back (sign -1)."""
+    worth = {seat.player_id: place_counts(table.mode, seat.place) for seat in seats}
+    changes = {
+        field: F(field)
+        + Case(
+            *[
+                When(player_id=player_id, then=Value(sign * getattr(counts, field)))
+                for player_id, counts in worth.items()
+            ],
+            default=Value(0),
+        )
+        for field in COUNT_FIELDS
+        if any(getattr(counts, field) for counts in worth.values())
+    }
+    for model, where in (
+        (DailyTally, {"day": day}),
+        (AllTimeTotal, {}),
+    ):
+        if sign > 0:
+            model.objects.bulk_create(
+                [model(player_id=seat.player_id, table=table, **where) for seat in seats],
+                ignore_conflicts=True,
+            )
+        model.objects.filter(table=table, player_id__in=worth, **where).update(**changes)
+
+
+def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
+    """What a counts model holds per player and table, summed over its rows."""
+    return {
+        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
+        for r in model.objects.values("player_id", "table_id")
+        .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
+        .filter(played_sum__gt=0)
+    }
+
+
+def tally_problems() -> list[str]:
+    """Players whose daily tallies, or the all-time totals that standings without dates
+    read, differ from their filed results."""
+    actual = {
+        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
+        for r in Seat.objects.filter(match__status=Match.Status.FILED)
+        .values("player_id", "match__table_id")
+        .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
+    }
+    problems = []
+    for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):
+        kept = _kept(model)
+        problems += [
+            f"Player #{player} at table #{table}: {kind} say {kept.get((player, table))}, "
+            f"filed results say {actual.get((player, table))}"
+            for player, table in sorted(set(actual) | set(kept))
+            if actual.get((player, table)) != kept.get((player, table))
+        ]
+    return problems
