@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# A local run is plain HTTP; production keeps the HTTPS hardening on (see README).
+# A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
 .PHONY: run test lint format setup setup-dev migrate bench loadtest messages clean
@@ -41,9 +41,12 @@ test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
 
+# ruff, then the import rule (pyproject.toml's [tool.importlinter]: layered packages, only the
+# URLconf, admin and template tags import web/, no cycle anywhere in matches/).
 lint: setup-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 format: setup-dev
 	$(PY) -m ruff check --fix .
