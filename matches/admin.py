@@ -65,7 +65,14 @@ class StandingsShownAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change) -> None:
         super().save_model(request, obj, form, change)
+        if change:
+            # Tables before the stamp, in the order a tap takes them: an admin edit and a
+            # crowning never wait on each other in a circle.
+            self.bump_tables_showing(obj)
         standings_changed()
+
+    def bump_tables_showing(self, obj) -> None:
+        """Move on the version of every table whose pages show what obj just changed."""
 
     def delete_model(self, request, obj) -> None:
         super().delete_model(request, obj)
@@ -106,9 +113,10 @@ class PlayerAdmin(StandingsShownAdmin):
             except RuleError as error:
                 raise NameTakenMeanwhile(str(error.message)) from None
             raise
-        if change:
-            # Every table the player sat at shows the name: its pages must not answer 304.
-            tables_bump(player_ids=[obj.pk])
+
+    def bump_tables_showing(self, obj) -> None:
+        # Every table the player sat at shows the name: its pages must not answer 304.
+        tables_bump(player_ids=[obj.pk])
 
 
 @admin.register(Table)
@@ -124,13 +132,11 @@ class TableAdmin(StandingsShownAdmin):
         # Filed matches were counted into the standings by the mode they were played in.
         return [*self.readonly_fields, "mode"] if obj is not None else self.readonly_fields
 
-    def save_model(self, request, obj, form, change) -> None:
-        super().save_model(request, obj, form, change)
-        if change:
-            # Moved on in the database, never written back from the form's read: the table's
-            # pages (and their ETags) show the edit, and a tap meanwhile is not taken back.
-            tables_bump(table_ids=[obj.pk])
-            obj.refresh_from_db(fields=["version"])
+    def bump_tables_showing(self, obj) -> None:
+        # Moved on in the database, never written back from the form's read: the table's
+        # pages (and their ETags) show the edit, and a tap meanwhile is not taken back.
+        tables_bump(table_ids=[obj.pk])
+        obj.refresh_from_db(fields=["version"])
 
     # A deleted table takes its matches and tallies with it; what is kept per player across
     # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left.
