@@ -46,16 +46,24 @@ class PlayersField(forms.CharField):
             raise forms.ValidationError(error.message) from None
 
 
+def name_field(label: str, *, max_length: int, empty: str, too_long: str) -> forms.CharField:
+    """A typed name (a table's, a season's, a player's): its limit and the service's own
+    words for an empty or overlong one, so the form and the service say the same."""
+    return forms.CharField(
+        label=label,
+        max_length=max_length,
+        error_messages={"required": empty, "max_length": too_long},
+    )
+
+
 class LaunchForm(forms.Form):
     label_suffix = ""
 
-    name = forms.CharField(
-        label=_("Table name"),
+    name = name_field(
+        _("Table name"),
         max_length=TABLE_NAME_MAX_LENGTH,
-        error_messages={
-            "required": services.TABLE_NAME_EMPTY,
-            "max_length": services.TABLE_NAME_TOO_LONG,
-        },
+        empty=services.TABLE_NAME_EMPTY,
+        too_long=services.TABLE_NAME_TOO_LONG,
     )
     players = PlayersField(
         label=_("Players"),
@@ -378,13 +386,11 @@ class ShowdownForm(forms.Form):
 class SeasonForm(forms.Form):
     label_suffix = ""
 
-    name = forms.CharField(
-        label=_("Season name"),
+    name = name_field(
+        _("Season name"),
         max_length=SEASON_NAME_MAX_LENGTH,
-        error_messages={
-            "required": seasons.SEASON_NAME_EMPTY,
-            "max_length": seasons.SEASON_NAME_TOO_LONG,
-        },
+        empty=seasons.SEASON_NAME_EMPTY,
+        too_long=seasons.SEASON_NAME_TOO_LONG,
     )
     first_day = day_field(_("First day"), required=_("Enter the season’s first day."))
     last_day = day_field(_("Last day"), required=_("Enter the season’s last day."))
@@ -393,13 +399,11 @@ class SeasonForm(forms.Form):
 class PlayerRenameForm(forms.Form):
     label_suffix = ""
 
-    name = forms.CharField(
-        label=_("New name"),
+    name = name_field(
+        _("New name"),
         max_length=NAME_MAX_LENGTH,
-        error_messages={
-            "required": _("Type the player’s new name."),
-            "max_length": _("Player names are at most %(limit_value)s characters."),
-        },
+        empty=_("Type the player’s new name."),
+        too_long=_("Player names are at most %(limit_value)s characters."),
     )
 
 
