@@ -61,12 +61,6 @@ def standings_stamp() -> str:
     return f"{row[0].hex}.{row[1]}" if row else "0"
 
 
-def restore_epoch() -> str:
-    """The restore epoch alone, for a tag built from a version a write already holds."""
-    epoch = StandingsStamp.objects.filter(pk=1).values_list("epoch", flat=True).first()
-    return epoch.hex if epoch else "0"
-
-
 def table_bump(table: Table, *fields: str) -> None:
     """Move a locked table's version on, saving fields of it in the same statement: pollers'
     ETags are built on the version, so every write on the table calls this (or
