@@ -5,7 +5,7 @@ from django.test import Client, override_settings
 from playwright.sync_api import sync_playwright
 
 from matches import services
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, log_in, require_chromium, tablet
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, log_in, require_chromium, tablet
 from tests.factories import make_host
 
 

@@ -13,7 +13,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from matches.models import Tap
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PASSWORD,
     PORTRAIT,
@@ -185,7 +185,7 @@ class TestLayout:
         assert not overlaps(hide, card.get_by_role("heading").bounding_box())
         assert not overlaps(hide, card.locator(".result-places").bounding_box())
         assert places(table.matches.get(number=1))["Ana"] == 1
-        shots = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+        shots = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
         page.screenshot(path=shots / f"table-ten-crowned-{viewport['width']}.png")
         page.context.close()
 

@@ -31,7 +31,7 @@ from matches.models import (
 from matches.nights import night_problems
 from matches.ratings import rating_problems, shown_rating
 from tests.factories import make_table, open_match, tap
-from tests.test_ratings import League, api_rows, play_out
+from tests.ratings.test_ratings import League, api_rows, play_out
 
 pytestmark = pytest.mark.django_db
 

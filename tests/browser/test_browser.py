@@ -7,7 +7,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from matches.models import Match, Table, Tap
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,

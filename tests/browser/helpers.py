@@ -20,7 +20,7 @@ CHROMIUM_ARGS = [
 ]
 LANDSCAPE = {"width": 1024, "height": 768}
 PORTRAIT = {"width": 768, "height": 1024}
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "a-long-test-password"
 # The polling interval is 3 s; give a change one more interval to show.
 SYNC_TIMEOUT_MS = 7000

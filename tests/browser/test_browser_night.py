@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from matches import services
 from matches.models import Table
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,
@@ -21,7 +21,7 @@ from tests.browser import (
     tablet,
 )
 from tests.factories import WORKED_GAME, make_table, open_match, tap
-from tests.test_night import qr_matrix_from_svg
+from tests.play.test_night import qr_matrix_from_svg
 
 pytestmark = pytest.mark.browser
 TV = {"width": 1920, "height": 1080}

@@ -14,7 +14,7 @@ from django.utils import timezone
 from matches import player_records, services, table_filings, tonight
 from matches.models import Player
 from tests.factories import make_table, tap
-from tests.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
+from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from matches.models import Match, Player, Season, Seat, Table, Tap
 from tests.factories import make_host, make_table, open_match, seat_of, tap
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def counts():
