@@ -1,7 +1,26 @@
+import os
+
+import hypothesis
 import pytest
 from django.test import Client, override_settings
+from hypothesis import HealthCheck
 
 from tests.factories import make_host
+
+# The property tests' settings. Most of them drive the database through pytest-django's
+# function-scoped fixtures (one transaction rolled back per example) and take their time on
+# purpose, so neither health check applies and no example has a deadline. Not derandomized:
+# each run tries new examples, and .hypothesis/ replays any that failed. A test that needs
+# another count says so in one line, @settings(max_examples=N). HYPOTHESIS_PROFILE names
+# another registered profile.
+hypothesis.settings.register_profile(
+    "brag",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    derandomize=False,
+)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "brag"))
 
 
 @pytest.fixture(autouse=True, scope="session")
