@@ -10,7 +10,7 @@ PORT ?= 8000
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
-.PHONY: run test lint format setup setup-dev migrate bench loadtest messages clean
+.PHONY: run test test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -40,6 +40,16 @@ run: migrate
 test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The suite without the browser tests (no Chromium, no Playwright imported): a quick check
+# while working. `make test` is still the one that counts.
+test-fast: setup-dev
+	$(PY) -m pytest -m "not browser" --ignore=tests/browser $(PYTEST_ARGS)
+
+# Refresh the README's pictures in docs/screenshots: only the browser tests that take them.
+# Any other run writes its screenshots into tests/browser/screenshots, which git ignores.
+screenshots: setup-dev
+	BRAG_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser -m screenshots $(PYTEST_ARGS)
 
 # ruff, then the import rule (pyproject.toml's [tool.importlinter]: layered packages, only the
 # URLconf, admin and template tags import web/, no cycle anywhere in matches/).

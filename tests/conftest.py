@@ -1,14 +1,28 @@
 import os
 
+import hypothesis
 import pytest
 from django.test import Client, override_settings
-from playwright.sync_api import sync_playwright
+from hypothesis import HealthCheck
 
 from matches.core import kept
 from matches.org import hosts
-from matches.play import services
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, log_in, require_chromium, tablet
 from tests.factories import make_host
+
+# The property tests' settings. Most of them drive the database through pytest-django's
+# function-scoped fixtures (one transaction rolled back per example) and take their time on
+# purpose, so neither health check applies and no example has a deadline. Not derandomized:
+# each run tries new examples, and .hypothesis/ replays any that failed. A test that needs
+# another count says so in one line, @settings(max_examples=N). HYPOTHESIS_PROFILE names
+# another registered profile.
+hypothesis.settings.register_profile(
+    "brag",
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    derandomize=False,
+)
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "brag"))
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -64,36 +78,3 @@ def csrf_client(host) -> Client:
     client = Client(enforce_csrf_checks=True)
     client.force_login(host)
     return client
-
-
-# The browser tests' fixtures (tests/test_browser*.py): one Chromium for the whole run.
-@pytest.fixture(scope="session")
-def browser():
-    require_chromium()
-    # Playwright's sync API runs an event loop in this thread; the tests still read the
-    # database directly to check what was saved.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    # Lets context.route() see the service worker's own requests: offline emulation alone
-    # does not reach them (microsoft/playwright#2311), so the tests' "offline" routes them too.
-    os.environ["PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS"] = "1"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def site(transactional_db, live_server, monkeypatch):
-    """A live server with one host; first dealers are the first seat, so screens repeat."""
-    monkeypatch.setattr(services, "choose_first_dealer", lambda players: players[0])
-    make_host()
-    return live_server.url
-
-
-@pytest.fixture
-def host_page(browser, site):
-    context = tablet(browser)
-    page = context.new_page()
-    log_in(page, site)
-    yield page
-    context.close()

@@ -14,18 +14,16 @@ from django.core.management import CommandError, call_command
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 from openskill.models import PlackettLuce
 
 from matches.models import Match, PlayerRating, RatingChange, Table
 from matches.play import services
 from matches.ratings.replay import rating_problems
 from tests.factories import make_table, open_match, tap
+from tests.strategies import rating_ops, rating_tables
 
 pytestmark = pytest.mark.django_db
-
-POOL = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"]
 
 
 @dataclass
@@ -245,28 +243,8 @@ class TestRebuildAndIntegrity:
         assert [p.split(":")[0] for p in rating_problems()] == [f"Match #{match.pk}"]
 
 
-ops = st.lists(
-    st.tuples(
-        st.sampled_from(["play", "play", "tap", "undo"]), st.integers(0, 2), st.integers(0, 9)
-    ),
-    max_size=30,
-)
-tables = st.lists(
-    st.tuples(
-        st.sampled_from(["ranked", "winner_takes_all"]),
-        st.lists(st.sampled_from(POOL), min_size=3, max_size=5, unique=True),
-    ),
-    min_size=3,
-    max_size=3,
-)
-
-
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(setup=tables, ops=ops)
+@settings(max_examples=40)
+@given(setup=rating_tables, ops=rating_ops)
 def test_random_mixed_mode_leagues_rate_exactly_as_openskill(client, host, setup, ops):
     """ "play" taps a table's match out to its crowning, "tap" puts one player out, "undo"
     takes back the table's latest tap: a crowning, when nothing was tapped since."""

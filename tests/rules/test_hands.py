@@ -4,12 +4,10 @@ from collections import Counter
 from itertools import combinations, pairwise
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
 from matches.rules.hands import Card, Category, HandError, compare, judge, parse_hand, rank_hand
-
-DECK = [Card(rank, suit) for rank in range(2, 15) for suit in range(1, 5)]
+from tests.strategies import DECK, disjoint_cards
 
 
 def hand(text: str):
@@ -115,10 +113,8 @@ class TestParsing:
         assert error.value.code == "too_few"
 
 
-two_disjoint = st.lists(st.sampled_from(DECK), min_size=9, max_size=9, unique=True)
-
-
-@given(cards=two_disjoint)
+@settings(max_examples=100, deadline=200)  # Hypothesis's defaults: pure code keeps a deadline
+@given(cards=disjoint_cards)
 def test_a_strict_total_order_on_hands_from_one_deck(cards):
     a, b, c = (rank_hand(tuple(cards[i : i + 3])) for i in (0, 3, 6))
     # Antisymmetric, and two disjoint hands never compare equal.

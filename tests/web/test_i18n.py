@@ -16,7 +16,7 @@ from matches.rules import showdown
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOCALE = ROOT / "locale" / "pt" / "LC_MESSAGES"
 
 

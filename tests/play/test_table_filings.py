@@ -17,7 +17,7 @@ from matches.play import services
 from matches.results import players as player_records
 from matches.rules import nights as night_rules
 from tests.factories import make_table, tap
-from tests.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
+from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from matches.models import Match, Seat, Tap
 from matches.play import services
 from tests.factories import make_table, open_match, places, seat_of, tap
-from tests.test_views import KEPT_TAP_QUERIES
+from tests.web.test_views import KEPT_TAP_QUERIES
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,7 @@ from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
 from matches.core import errors
 from matches.models import (
@@ -34,11 +33,10 @@ from matches.results import players as player_records
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
 from tests.factories import make_table, open_match, tap
-from tests.test_ratings import League, api_rows, play_out
+from tests.ratings.test_ratings import League, api_rows, play_out
+from tests.strategies import aggregate_ops, aggregate_tables
 
 pytestmark = pytest.mark.django_db
-
-POOL = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus"]
 
 
 def counted() -> tuple[dict, dict, dict]:
@@ -113,24 +111,6 @@ def assert_aggregates_add_up() -> None:
     assert pair_problems() == [] and rating_problems() == [] and night_problems() == []
 
 
-ops = st.lists(
-    st.tuples(
-        st.sampled_from(["play", "play", "play", "tap", "undo", "merge"]),
-        st.integers(0, 2),
-        st.integers(0, 9),
-    ),
-    max_size=25,
-)
-tables = st.lists(
-    st.tuples(
-        st.sampled_from(["ranked", "winner_takes_all"]),
-        st.lists(st.sampled_from(POOL), min_size=3, max_size=4, unique=True),
-    ),
-    min_size=3,
-    max_size=3,
-)
-
-
 def _mergeable(pick: int) -> tuple[Player, Player] | None:
     """Two records that never sat in one match (a merge refuses others), chosen by pick."""
     players = list(Player.objects.order_by("pk"))
@@ -143,12 +123,8 @@ def _mergeable(pick: int) -> tuple[Player, Player] | None:
     return pairs[pick % len(pairs)] if pairs else None
 
 
-@settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(setup=tables, ops=ops)
+@settings(max_examples=30)
+@given(setup=aggregate_tables, ops=aggregate_ops)
 def test_random_leagues_keep_aggregates_equal_to_a_count(host, setup, ops):
     """ "play" taps a match out to its crowning, "tap" one player out, "undo" the table's
     latest tap, "merge" two records that never met."""

@@ -1,4 +1,3 @@
-import json
 import os
 import subprocess
 import sys
@@ -9,14 +8,15 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from matches.models import Match, Player, Season, Seat, Table, Tap
 from tests.factories import make_host, make_table, open_match, seat_of, tap
+from tests.strategies import form_bodies, query_params, showdown_bodies
 
 pytestmark = pytest.mark.django_db
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def counts():
@@ -165,21 +165,8 @@ class TestOnlyHostsWrite:
         assert Tap.objects.get().tapped_by == stranger
 
 
-FIELD_NAMES = ["match", "player", "key", "tap", "name", "players", "mode", "table", "from", "to"]
-values = st.one_of(
-    st.text(max_size=60),
-    st.integers(min_value=-(2**63), max_value=2**63).map(str),
-    st.uuids().map(str),
-    st.sampled_from(["", "0", "1", "-1", "ranked", "winner_takes_all", "\x00", "9" * 30]),
-)
-bodies = st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=10), values, max_size=8)
-
-
 class TestFuzz:
-    @settings(
-        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-    )
-    @given(body=bodies, route=st.sampled_from(["table_new", "tap", "undo", "roster", "close"]))
+    @given(body=form_bodies, route=st.sampled_from(["table_new", "tap", "undo", "roster", "close"]))
     def test_random_posts_never_500_and_rejections_save_nothing(self, host_client, body, route):
         table = Table.objects.first() or make_table()
         if not table.is_open:
@@ -194,10 +181,7 @@ class TestFuzz:
         if route in ("tap", "undo"):
             assert counts()[:3] == before[:3]
 
-    @settings(
-        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-    )
-    @given(params=st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=10), values, max_size=5),
+    @given(params=query_params,
            route=st.sampled_from(["home", "table", "matches", "match", "api_table", "standings",
                                   "api_standings", "standings_csv", "showdown", "tv",
                                   "table_results_csv", "rules"]))  # fmt: skip
@@ -211,17 +195,7 @@ class TestFuzz:
         response = client.get(reverse(f"matches:{route}", kwargs=kwargs), params)
         assert response.status_code < 500
 
-    @settings(
-        max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-    )
-    @given(
-        body=st.one_of(
-            st.binary(max_size=200),
-            st.dictionaries(st.text(max_size=8), st.one_of(values, st.integers()), max_size=4).map(
-                lambda hands: json.dumps({"hands": hands}).encode()
-            ),
-        )
-    )
+    @given(body=showdown_bodies)
     def test_random_showdown_bodies_never_500(self, client, host, body):
         response = client.post(
             reverse("matches:api_showdown"), body, content_type="application/json"

@@ -12,8 +12,7 @@ from django.db.models import F, Q
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
 from matches.integrity import integrity_problems
 from matches.models import DailyTally, Match, Player, RunningTotal, Seat, Tap
@@ -23,6 +22,7 @@ from matches.results import running_totals
 from matches.results import standings as league_standings
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.factories import make_table, tap
+from tests.strategies import asked_ranges, dated_operations
 
 pytestmark = pytest.mark.django_db
 
@@ -247,31 +247,10 @@ def tally_sums(date_from, date_to, mode) -> dict[int, tuple[int, ...]]:
 
 
 PLAYERS = ["Ann", "Bob", "Cy", "Dee", "Eve"]
-day_offset = st.integers(min_value=0, max_value=6)
-operations = st.lists(
-    st.one_of(
-        st.tuples(st.just("file"), st.integers(0, 2), day_offset, st.integers(0, 9)),
-        st.tuples(st.just("undo"), st.integers(0, 2)),
-    ),
-    max_size=14,
-)
-ranges = st.lists(
-    st.tuples(
-        st.one_of(st.none(), st.integers(-1, 8)),
-        st.one_of(st.none(), st.integers(-1, 8)),
-        st.sampled_from([None, "ranked", "winner_takes_all"]),
-    ),
-    min_size=1,
-    max_size=6,
-)
 
 
-@settings(
-    max_examples=40,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(ops=operations, asked=ranges)
+@settings(max_examples=40)
+@given(ops=dated_operations, asked=asked_ranges)
 def test_random_filings_and_undos_read_as_the_tallies_add_up(host, ops, asked):
     start = TODAY - 8 * DAY
     with transaction.atomic():

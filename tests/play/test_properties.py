@@ -6,19 +6,16 @@ from dataclasses import dataclass, field
 
 import pytest
 from django.db import transaction
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings
 
 from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Table
 from matches.play import services
 from matches.rules.scoring import points_for
+from tests.strategies import table_operations
 
 pytestmark = pytest.mark.django_db
-
-POOL = ["Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "ann"]
-MODES = ["ranked", "winner_takes_all"]
 
 
 @dataclass
@@ -107,27 +104,8 @@ def db_state(table: Table) -> list[dict[str, int | None]]:
     return result
 
 
-table_index = st.integers(min_value=0, max_value=2)
-operations = st.lists(
-    st.one_of(
-        st.tuples(st.just("launch"), st.sampled_from(MODES), st.lists(st.sampled_from(POOL[:7]), min_size=3, max_size=6, unique=True)),
-        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
-        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
-        st.tuples(st.just("tap"), table_index, st.sampled_from(POOL)),
-        st.tuples(st.just("undo"), table_index),
-        st.tuples(st.just("roster"), table_index, st.lists(st.sampled_from(POOL), min_size=2, max_size=7, unique=True)),
-        st.tuples(st.just("close"), table_index),
-    ),
-    max_size=40,
-)  # fmt: skip
-
-
-@settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-@given(ops=operations)
+@settings(max_examples=150)
+@given(ops=table_operations)
 def test_random_play_matches_the_reference_model(host, ops):
     with transaction.atomic():
         play(host, ops)

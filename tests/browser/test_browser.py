@@ -7,7 +7,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from matches.models import Match, Table, Tap
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,
@@ -41,6 +41,7 @@ def first_match(table_id: int) -> Match:
 
 
 class TestWorkedGame:
+    @pytest.mark.screenshots
     @pytest.mark.parametrize(
         ("viewport", "orientation"), [(LANDSCAPE, "landscape"), (PORTRAIT, "portrait")]
     )
@@ -352,6 +353,7 @@ class TestPolling:
 
 
 class TestPortuguese:
+    @pytest.mark.screenshots
     def test_switch_tap_and_judge_a_showdown_on_a_portrait_tablet(self, browser, site):
         names = TEN_PLAYERS
         table = make_table(players=names)

@@ -4,7 +4,6 @@ and a board that never moves under a finger."""
 
 import contextlib
 import re
-from pathlib import Path
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -13,10 +12,11 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from matches.models import Tap
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PASSWORD,
     PORTRAIT,
+    SCREENSHOTS,
     SYNC_TIMEOUT_MS,
     log_in,
     player_button,
@@ -142,6 +142,7 @@ def overlaps(a: dict, b: dict) -> bool:
 
 
 class TestLayout:
+    @pytest.mark.screenshots
     @pytest.mark.parametrize("viewport", [LANDSCAPE, PORTRAIT], ids=["landscape", "portrait"])
     def test_nothing_moves_under_the_finger(self, browser, site, viewport):
         table = make_table(players=TEN)
@@ -185,8 +186,7 @@ class TestLayout:
         assert not overlaps(hide, card.get_by_role("heading").bounding_box())
         assert not overlaps(hide, card.locator(".result-places").bounding_box())
         assert places(table.matches.get(number=1))["Ana"] == 1
-        shots = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-        page.screenshot(path=shots / f"table-ten-crowned-{viewport['width']}.png")
+        page.screenshot(path=SCREENSHOTS / f"table-ten-crowned-{viewport['width']}.png")
         page.context.close()
 
 

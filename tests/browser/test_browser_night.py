@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from matches.models import Table
 from matches.play import services
-from tests.browser import (
+from tests.browser.helpers import (
     LANDSCAPE,
     PORTRAIT,
     SCREENSHOTS,
@@ -21,7 +21,7 @@ from tests.browser import (
     tablet,
 )
 from tests.factories import WORKED_GAME, make_table, open_match, tap
-from tests.test_night import qr_matrix_from_svg
+from tests.play.test_night import qr_matrix_from_svg
 
 pytestmark = pytest.mark.browser
 TV = {"width": 1920, "height": 1080}
@@ -204,6 +204,7 @@ def overflowing(page, selector: str) -> list[str]:
 
 
 class TestTheTv:
+    @pytest.mark.screenshots
     def test_ten_long_names_fill_1920x1080_without_overflow_and_the_qr_code_reads(
         self, browser, site
     ):
@@ -283,6 +284,7 @@ class TestBritishDates:
 
 
 class TestPicker:
+    @pytest.mark.screenshots
     def test_used_cards_grey_out_three_per_hand_a_tap_takes_back_no_keyboard(self, browser, site):
         table = make_table(players=WORKED_GAME)
         tap(table, "Ben")
@@ -317,6 +319,7 @@ class TestPicker:
 
 
 class TestHomeAndHeader:
+    @pytest.mark.screenshots
     def test_home_lists_the_night_and_the_header_fits_a_portrait_tablet(self, browser, site):
         table = make_table(players=WORKED_GAME, name="Front bar")
         play(table, ["Ben", "Alice", "Cara"])

@@ -20,7 +20,12 @@ CHROMIUM_ARGS = [
 ]
 LANDSCAPE = {"width": 1024, "height": 768}
 PORTRAIT = {"width": 768, "height": 1024}
-SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+# The screenshots go to tests/browser/screenshots/, which git ignores, so a run rewrites no
+# tracked file. BRAG_SCREENSHOTS names another folder, relative to the repository's root:
+# `make screenshots` points it at docs/screenshots to refresh the README's pictures.
+SCREENSHOTS = Path(__file__).resolve().parents[2] / (
+    os.environ.get("BRAG_SCREENSHOTS") or "tests/browser/screenshots"
+)
 PASSWORD = "a-long-test-password"
 # The polling interval is 3 s; give a change one more interval to show.
 SYNC_TIMEOUT_MS = 7000
