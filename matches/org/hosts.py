@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
 from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.utils.translation import gettext_lazy as _
@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 
-User = AbstractBaseUser | AnonymousUser
+# Whoever makes a request: a host's account (settings.AUTH_USER_MODEL is Django's own User,
+# with its permissions) or an anonymous visitor.
+User = AbstractUser | AnonymousUser
 
 
 def is_host(user: User) -> bool:
