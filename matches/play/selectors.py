@@ -9,7 +9,7 @@ from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 from matches.models import Match, Seat, Table, Tap
 from matches.play import tonight
 from matches.ratings import selectors as ratings
-from matches.rules.scoring import points_for, shown_place
+from matches.rules.scoring import finished_place, points_for, shown_place
 
 if TYPE_CHECKING:
     # django-stubs' type of a model instance with annotate()'s values; a dev-only package.
@@ -48,15 +48,11 @@ def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:
 def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
     """Who stands, in the order given, and who is out, first out first."""
     standing = [seat for seat in seats if seat.place is None]
-    out = sorted((seat for seat in seats if seat.place is not None), key=lambda s: -_place(s))
+    out = sorted(
+        (seat for seat in seats if seat.place is not None),
+        key=lambda s: -finished_place(s.place),
+    )
     return standing, out
-
-
-def _place(seat: Seat) -> int:
-    """The place of a seat that is out (in a filed match, every seat)."""
-    if seat.place is None:
-        raise ValueError(f"Seat #{seat.pk} has no place")
-    return seat.place
 
 
 def _filed_with_winners(table: Table):
@@ -131,7 +127,7 @@ def board_after_tap(
         recent=recent,
         # The match just filed is the result card until the next match's first tap.
         result=tap.match if crowned else None,
-        result_seats=sorted(seats, key=_place) if crowned else [],
+        result_seats=sorted(seats, key=lambda s: finished_place(s.place)) if crowned else [],
         undo_reopens=crowned,
         # The next match opened with the filed match's seating: no roster change to lose.
         undo_drops_roster=False,

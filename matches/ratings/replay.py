@@ -23,7 +23,7 @@ from django.db.models import Q, QuerySet
 from matches.core.stamp import standings_changed
 from matches.models import Match, Player, PlayerRating, RatingChange, Seat
 from matches.ratings.engine import NEWCOMER, Career, RatedState, Rating, Seating, State, rate
-from matches.rules.scoring import is_ranked
+from matches.rules.scoring import finished_place, is_ranked
 
 BATCH = 2000
 
@@ -237,9 +237,8 @@ def _state(rating: PlayerRating | None) -> State:
 def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     """Rate a match in the transaction that files it, after that transaction changed the
     standings stamp (which holds the league-wide lock). seats: all its seats, places set."""
-    # Filed: every seat has its place.
-    places = [(s.player_id, s.place) for s in sorted(seats, key=_position)]
-    seating: Seating = (match.pk, mode, cast("list[tuple[int, int]]", places))
+    places = [(s.player_id, finished_place(s.place)) for s in sorted(seats, key=_position)]
+    seating: Seating = (match.pk, mode, places)
     players = [player for player, _ in seating[2]]
     later = _filed_after(match)
     out_of_order = later.exists()

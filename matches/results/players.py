@@ -65,7 +65,10 @@ def player_name_available(*, name: str, player_id: int | None = None) -> str:
     """A name as stored for this player (None: a new one), or a RuleError when it is not a
     clean name or another player already has it."""
     name = player_name_clean(name)
-    holder = Player.objects.filter(key=name_key(name)).exclude(pk=player_id).first()
+    holders = Player.objects.filter(key=name_key(name))
+    if player_id is not None:
+        holders = holders.exclude(pk=player_id)
+    holder = holders.first()
     if holder is not None:
         raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
     return name

@@ -46,6 +46,14 @@ def place_counts(mode: str, place: int) -> PlaceCounts:
     )
 
 
+def finished_place(place: int | None) -> int:
+    """The place of a seat that is out, as a seat's nullable place column holds it: every
+    seat of a filed match has one."""
+    if place is None:
+        raise ValueError("a seat that is out has a place")
+    return place
+
+
 def shown_place(mode: str, place: int | None) -> int | None:
     """The place a table of this mode names: every place when ranked, only the winner's
     otherwise (everyone else is just "out")."""
