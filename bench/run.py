@@ -186,9 +186,9 @@ def main() -> None:
     from django.utils import timezone
 
     from bench.seed import seed_league
+    from matches.models import Match, Season, Seat
     from matches.play import services
     from matches.web import caching
-    from matches.models import Match, Season, Seat
 
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
     with override_settings(
