@@ -2,6 +2,11 @@
 tap-queue.js) and the tests tell refusals apart by these codes, never by their wording."""
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
 
 
 class Refusal(StrEnum):
@@ -32,7 +37,9 @@ class RuleError(Exception):
     """A write the rules refuse. Its message is shown to the host as it is; its code is for
     programs (the tablet's tap queue explains a refused tap by it)."""
 
-    def __init__(self, message: str, *, code: Refusal = Refusal.REFUSED, **params: object) -> None:
+    def __init__(
+        self, message: "str | StrPromise", *, code: Refusal = Refusal.REFUSED, **params: object
+    ) -> None:
         self.message = str(message) % params if params else str(message)
         self.code = code
         super().__init__(self.message)

@@ -14,7 +14,7 @@ import uuid
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import F, Q
@@ -106,8 +106,10 @@ def table_bump_returning(*, table_id: int) -> Stamped | None:
     row = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id, table_id])), None)
     if row is None:
         return None
-    epoch, league, seen = row.epoch, row.league, row.seen
-    del row.epoch, row.league, row.seen  # the Stamped carries them, not the model
+    # raw() sets the extra columns of the SQL as attributes the model does not declare.
+    extra = cast(Any, row)
+    epoch, league, seen = extra.epoch, extra.league, extra.seen
+    del extra.epoch, extra.league, extra.seen  # the Stamped carries them, not the model
     if seen < row.version - 1:
         # The bump waited behind another write to the table (never on SQLite, whose writes
         # take turns whole), which may have moved the stamp after the bump's snapshot.

@@ -1,9 +1,11 @@
 """Who may do what: the first host account, who may change a table, and the one check that
 a write is made by a host."""
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AbstractUser, AnonymousUser
 from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.utils.translation import gettext_lazy as _
@@ -12,9 +14,15 @@ from matches.core import kept
 from matches.core.errors import RuleError
 from matches.models import Table
 
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
+
 FIRST_HOST_EXISTS = _("A host account already exists: log in with it.")
 
-User = AbstractBaseUser | AnonymousUser
+# Whoever makes a request: a host's account (settings.AUTH_USER_MODEL is Django's own User,
+# with its permissions) or an anonymous visitor.
+User = AbstractUser | AnonymousUser
 
 
 def is_host(user: User) -> bool:
@@ -22,7 +30,7 @@ def is_host(user: User) -> bool:
     return bool(user.is_authenticated and user.is_active)
 
 
-def require_host(user: User, *, refusal: str) -> None:
+def require_host(user: User, *, refusal: "str | StrPromise") -> None:
     """Refuse a write (RuleError with refusal, the write's own words) unless a host makes it."""
     if not is_host(user):
         raise RuleError(refusal)

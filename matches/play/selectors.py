@@ -2,13 +2,18 @@
 history: the table page and its polling stay cheap all season."""
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 
 from matches.models import Match, Seat, Table, Tap
 from matches.play import tonight
 from matches.ratings import selectors as ratings
-from matches.rules.scoring import points_for, shown_place
+from matches.rules.scoring import finished_place, points_for, shown_place
+
+if TYPE_CHECKING:
+    # django-stubs' type of a model instance with annotate()'s values; a dev-only package.
+    from django_stubs_ext import WithAnnotations
 
 RECENT_MATCHES = 5
 
@@ -43,7 +48,10 @@ def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:
 def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
     """Who stands, in the order given, and who is out, first out first."""
     standing = [seat for seat in seats if seat.place is None]
-    out = sorted((seat for seat in seats if seat.place is not None), key=lambda s: -s.place)
+    out = sorted(
+        (seat for seat in seats if seat.place is not None),
+        key=lambda s: -finished_place(s.place),
+    )
     return standing, out
 
 
@@ -76,7 +84,7 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         result_seats = list(result.seats.select_related("player").order_by("place"))
     undo_reopens = last_tap is not None and last_tap.match.status == Match.Status.FILED
     undo_drops_roster = False
-    if for_host and undo_reopens and match is not None:
+    if for_host and last_tap is not None and undo_reopens and match is not None:
         # One more read only when an undo would cross into the filed match.
         seating = [seat.player_id for seat in sorted(standing + out, key=lambda s: s.position)]
         filed = last_tap.match.seats.order_by("position").values_list("player_id", flat=True)
@@ -119,7 +127,7 @@ def board_after_tap(
         recent=recent,
         # The match just filed is the result card until the next match's first tap.
         result=tap.match if crowned else None,
-        result_seats=sorted(seats, key=lambda s: s.place) if crowned else [],
+        result_seats=sorted(seats, key=lambda s: finished_place(s.place)) if crowned else [],
         undo_reopens=crowned,
         # The next match opened with the filed match's seating: no roster change to lose.
         undo_drops_roster=False,
@@ -131,6 +139,13 @@ def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, ratings.Rati
     none before anyone filed tonight."""
     rows = ratings.ratings_of(player_ids=[row.player_id for row in tonight])
     return {row.player_id: row for row in rows}
+
+
+class _OpenMatchCounts(TypedDict):
+    """What home_tables annotates on each table: its open match's number, players standing."""
+
+    match_number: int | None
+    standing: int | None
 
 
 @dataclass(frozen=True)
@@ -161,7 +176,7 @@ def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSumma
     closed = list(tables.filter(closed_at__isnull=False).order_by("-closed_at", "-id")[:limit])
     leaders = tonight.tonight_leaders(tables=open_tables)
 
-    def summary(table: Table) -> TableSummary:
+    def summary(table: "WithAnnotations[Table, _OpenMatchCounts]") -> TableSummary:
         return TableSummary(table, table.match_number, table.standing, leaders.get(table.pk))
 
     return [summary(t) for t in open_tables], [summary(t) for t in closed]

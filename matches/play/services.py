@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -114,13 +114,13 @@ def clean_player_names(names: Sequence[str]) -> list[str]:
     return cleaned
 
 
-def _lock_open_table(table_id: int, by: AbstractBaseUser) -> Table:
+def _lock_open_table(table_id: int, by: User) -> Table:
     table = Table.objects.select_for_update().get(pk=table_id)
     _check_may_change(table, by)
     return table
 
 
-def _check_may_change(table: Table, by: AbstractBaseUser) -> None:
+def _check_may_change(table: Table, by: User) -> None:
     if not may_change_table(by, table):
         raise RuleError(NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE)
     if not table.is_open:
@@ -163,15 +163,16 @@ def _first_dealer(*, table: Table, number: int, players: Sequence[Player]) -> Pl
     return seated or choose_first_dealer(players)
 
 
-def _open_match(*, table: Table, number: int, players: Sequence[Player]) -> Match:
+def _open_match(
+    *, table: Table, number: int, players: Sequence[Player]
+) -> tuple[Match, list[Seat]]:
+    """The new match and its seats: a crowning's answer shows it without reading it back."""
     match = Match.objects.create(
         table=table,
         number=number,
         first_dealer=_first_dealer(table=table, number=number, players=players),
     )
-    # Kept on the match: a crowning's answer shows the new match without reading it back.
-    match.seats_opened = _seat(match, players)
-    return match
+    return match, _seat(match, players)
 
 
 def _seat(match: Match, players: Sequence[Player]) -> list[Seat]:
@@ -183,9 +184,7 @@ def _seat(match: Match, players: Sequence[Player]) -> list[Seat]:
 
 
 @transaction.atomic
-def table_launch(
-    *, name: str, player_names: Sequence[str], mode: str, by: AbstractBaseUser
-) -> Table:
+def table_launch(*, name: str, player_names: Sequence[str], mode: str, by: User) -> Table:
     """Launch a table and open its first match with every player standing."""
     name = name.strip()
     if not name:
@@ -206,7 +205,7 @@ def match_eliminate(
     table_id: int,
     player_id: int,
     key: uuid.UUID,
-    by: AbstractBaseUser,
+    by: User,
     match_id: int | None = None,
     match_number: int | None = None,
 ) -> TapResult:
@@ -248,7 +247,7 @@ class _Retried(Exception):
         super().__init__(tap.pk)
 
 
-def _bump_open_table(table_id: int, by: AbstractBaseUser) -> Stamped:
+def _bump_open_table(table_id: int, by: User) -> Stamped:
     """Lock the table by moving its version on (core.stamp.table_bump_returning: the lock,
     the version the write leaves and the stamp, in one statement), then check the host may
     change it and it is open."""
@@ -266,18 +265,20 @@ def _seats_with_match(
     The table's lock already serialises every write on its matches. A match named by its
     number (a tablet that played on offline never saw its id) is the one filed or open
     under that number."""
-    seats = Seat.objects.select_related("player", "match__first_dealer").order_by("position")
+    query = Seat.objects.select_related("player", "match__first_dealer").order_by("position")
     if match_id is not None:
-        seats = list(seats.filter(match_id=match_id))
-    else:
+        seats = list(query.filter(match_id=match_id))
+    elif match_number is not None:
         seats = list(
-            seats.filter(match__table=table, match__number=match_number).exclude(
+            query.filter(match__table=table, match__number=match_number).exclude(
                 match__status=Match.Status.DISCARDED
             )
         )
         if not seats:
             # A number past the open match: its crowning has not happened (or was undone).
             raise RuleError(MATCH_NOT_OPEN, code=Refusal.MATCH_NOT_OPEN, number=match_number)
+    else:
+        raise ValueError("name the match by exactly one of match_id and match_number")
     if not seats:
         # Every match is seated (at least MIN_PLAYERS), so no seats means no such match.
         raise RuleError(MATCH_NOT_FOUND, code=Refusal.MATCH_NOT_FOUND)
@@ -310,7 +311,7 @@ def _match_eliminate(
     match_number: int | None,
     player_id: int,
     key: uuid.UUID,
-    by: AbstractBaseUser,
+    by: User,
 ) -> TapResult:
     stamped = _bump_open_table(table_id, by)
     table = stamped.table
@@ -338,6 +339,7 @@ def _match_eliminate(
     )
 
     winner = next_match = None
+    next_seats: list[Seat] | None = None
     if seat.place == 2:
         survivor = next(s for s in standing if s is not seat)
         survivor.place = 1
@@ -348,7 +350,7 @@ def _match_eliminate(
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
         filing.match_file(table=table, match=match, seats=seats)
-        next_match = _open_match(
+        next_match, next_seats = _open_match(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
     now = timezone.now()
@@ -360,7 +362,7 @@ def _match_eliminate(
         seats=seats,
         recent=filed.recent,
         next_match=next_match,
-        next_seats=next_match.seats_opened if next_match else None,
+        next_seats=next_seats,
     )
     return TapResult(
         tap=tap,
@@ -401,7 +403,7 @@ def table_undo_last(
     *,
     table_id: int,
     tap_id: int | None,
-    by: AbstractBaseUser,
+    by: User,
     drop_roster: bool = False,
     tap_key: uuid.UUID | None = None,
 ) -> UndoResult:
@@ -472,7 +474,7 @@ def table_undo_last(
 
 @transaction.atomic
 def match_set_roster(
-    *, table_id: int, match_id: int, player_names: Sequence[str], by: AbstractBaseUser
+    *, table_id: int, match_id: int, player_names: Sequence[str], by: User
 ) -> Match:
     """Replace the seating of an open match before its first tap (3 to 10 players)."""
     table = _lock_open_table(table_id, by)
@@ -495,9 +497,7 @@ def live_taps(match: Match) -> list[Tap]:
 
 
 @transaction.atomic
-def table_close(
-    *, table_id: int, by: AbstractBaseUser, discard_match_id: int | None = None
-) -> Table:
+def table_close(*, table_id: int, by: User, discard_match_id: int | None = None) -> Table:
     """Close a table for the night: no further match opens and the open one is discarded.
 
     A match with taps is never discarded silently: the host confirms by naming it
@@ -517,7 +517,7 @@ def table_close(
 
 
 @transaction.atomic
-def table_reopen(*, table_id: int, by: AbstractBaseUser) -> Match:
+def table_reopen(*, table_id: int, by: User) -> Match:
     """Reopen a closed table: the next match opens with the latest roster, and numbering
     continues after the last filed match."""
     table = Table.objects.select_for_update().get(pk=table_id)
@@ -526,10 +526,10 @@ def table_reopen(*, table_id: int, by: AbstractBaseUser) -> Match:
     if table.is_open:
         raise RuleError(TABLE_NOT_CLOSED)
     # The latest seating, including a roster change made on the match the close discarded.
-    latest = table.matches.order_by("-id").first()
+    latest = table.matches.latest("id")  # a table opens with its first match
     players = [seat.player for seat in latest.seats.select_related("player").order_by("position")]
     filed = table.matches.filed().order_by("-number").values_list("number", flat=True).first()
-    match = _open_match(table=table, number=(filed or 0) + 1, players=players)
+    match, _ = _open_match(table=table, number=(filed or 0) + 1, players=players)
     table.closed_at = None
     table_bump(table, "closed_at")
     return match

@@ -5,7 +5,7 @@ replay.py stores what this computes."""
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from matches.rules.scoring import is_ranked, shown_place
 
@@ -36,6 +36,7 @@ class Career(NamedTuple):
 
 NEWCOMER = Career()
 State = tuple[Rating | None, Career]  # a player's rating and career after some match
+RatedState = tuple[Rating, Career]  # the same after a match they were rated in
 # One filed match as the replay reads it: id, mode, (player id, place) in seating order.
 Seating = tuple[int, str, list[tuple[int, int]]]
 
@@ -51,7 +52,7 @@ def shown_rating(mu: float, sigma: float) -> int:
     return round(1000 + 40 * ordinal(mu, sigma))
 
 
-def _ranks(mode: str, places: Sequence[int]) -> list[int]:
+def _ranks(mode: str, places: Sequence[int]) -> list[float]:
     """Each player's rank in the rating event: the place the mode names; at a
     winner-takes-all table everyone but the winner shares second."""
     return [shown_place(mode, place) or 2 for place in places]
@@ -62,16 +63,19 @@ def rate_match(
 ) -> dict[int, Rating]:
     """New ratings of one match's players. seats: (player id, place) in seating order;
     before: each player's rating going in, None at their first match."""
-    teams = [
-        [MODEL.rating(*before[player]) if before[player] else MODEL.rating()] for player, _ in seats
-    ]
+    teams = [[_model_rating(before[player])] for player, _ in seats]
     rated = MODEL.rate(teams, ranks=_ranks(mode, [place for _, place in seats]))
     return {
         player: (team[0].mu, team[0].sigma) for (player, _), team in zip(seats, rated, strict=True)
     }
 
 
-def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, State]:
+def _model_rating(rating: Rating | None) -> PlackettLuceRating:
+    """The model's rating for a player: theirs, or the model's default at their first match."""
+    return MODEL.rating() if rating is None else MODEL.rating(*rating)
+
+
+def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, RatedState]:
     """Every player's rating and career after this match, from theirs going in."""
     _, mode, seats = seating
     ratings = rate_match(mode=mode, seats=seats, before={p: before[p][0] for p, _ in seats})

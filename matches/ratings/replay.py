@@ -15,14 +15,15 @@ other, and a match that reaches the ratings after one filed later is rated in it
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
+from typing import cast
 
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from matches.core.stamp import standings_changed
 from matches.models import Match, Player, PlayerRating, RatingChange, Seat
-from matches.ratings.engine import NEWCOMER, Career, Rating, Seating, State, rate
-from matches.rules.scoring import is_ranked
+from matches.ratings.engine import NEWCOMER, Career, RatedState, Rating, Seating, State, rate
+from matches.rules.scoring import finished_place, is_ranked
 
 BATCH = 2000
 
@@ -44,7 +45,9 @@ def _seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
         .iterator(chunk_size=BATCH)
     )
     for (match_id, mode), seats in groupby(rows, key=lambda row: row[:2]):
-        yield match_id, mode, [(player, place) for _, _, player, place in seats]
+        # Filed matches: every seat has its place.
+        places = cast("list[tuple[int, int]]", [(p, place) for _, _, p, place in seats])
+        yield match_id, mode, places
 
 
 STORED_COLUMNS = (
@@ -58,6 +61,19 @@ class StoredChange:
     instance (an undo reads hundreds of them)."""
 
     __slots__ = STORED_COLUMNS
+    pk: int
+    match_id: int
+    player_id: int
+    mu_before: float | None
+    sigma_before: float | None
+    mu: float
+    sigma: float
+    place: int
+    ranked: bool
+    number: int
+    run: int
+    longest_run: int
+    best_place: int | None
 
     def __init__(self, values: Sequence) -> None:
         for name, value in zip(STORED_COLUMNS, values, strict=True):
@@ -88,7 +104,9 @@ def _with_changes(seatings: Iterable[Seating]) -> Iterator[tuple[Seating, dict]]
 
 
 def _before(change: "RatingChange | StoredChange") -> Rating | None:
-    return None if change.mu_before is None else (change.mu_before, change.sigma_before)
+    # Both or neither (the rating_change_before_whole constraint).
+    mu, sigma = change.mu_before, change.sigma_before
+    return None if mu is None or sigma is None else (mu, sigma)
 
 
 def _career(change: "RatingChange | StoredChange") -> Career:
@@ -100,7 +118,7 @@ def _set_career(change: "RatingChange | StoredChange", career: Career) -> None:
 
 
 def _change(
-    match_id: int, player: int, place: int, ranked: bool, before: State, after: State
+    match_id: int, player: int, place: int, ranked: bool, before: State, after: RatedState
 ) -> RatingChange:
     mu_before, sigma_before = before[0] or (None, None)
     change = RatingChange(
@@ -151,8 +169,8 @@ def _save_changes(changes: list[StoredChange]) -> None:
     """One prepared UPDATE run for every changed row: bulk_update's CASE per field costs
     seconds of Python for the few hundred rows an undo replays (see make bench)."""
     table, qn = RatingChange._meta.db_table, connection.ops.quote_name
-    columns = ("mu_before", "sigma_before", "mu", "sigma", "number", "run", "longest_run")
-    columns += ("best_place",)
+    columns: tuple[str, ...] = ("mu_before", "sigma_before", "mu", "sigma", "number", "run")
+    columns += ("longest_run", "best_place")
     assignments = ", ".join(f"{qn(column)} = %s" for column in columns)
     sql = f"UPDATE {qn(table)} SET {assignments} WHERE {qn('id')} = %s"  # noqa: S608 (names from the model, values as parameters)
     with connection.cursor() as cursor:
@@ -162,7 +180,10 @@ def _save_changes(changes: list[StoredChange]) -> None:
 
 
 def _rating_row(player: int, state: State) -> PlayerRating:
-    (mu, sigma), career = state
+    rating, career = state
+    if rating is None:  # a player has a rating from their first rated match on
+        raise ValueError(f"Player #{player} has no rating to store")
+    mu, sigma = rating
     return PlayerRating(
         player_id=player,
         mu=mu,
@@ -216,7 +237,8 @@ def _state(rating: PlayerRating | None) -> State:
 def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     """Rate a match in the transaction that files it, after that transaction changed the
     standings stamp (which holds the league-wide lock). seats: all its seats, places set."""
-    seating = (match.pk, mode, [(s.player_id, s.place) for s in sorted(seats, key=_position)])
+    places = [(s.player_id, finished_place(s.place)) for s in sorted(seats, key=_position)]
+    seating: Seating = (match.pk, mode, places)
     players = [player for player, _ in seating[2]]
     later = _filed_after(match)
     out_of_order = later.exists()
@@ -275,7 +297,7 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     _store_current(moved)
 
 
-def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, State]]]:
+def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, RatedState]]]:
     """Every filed match in filing order with its players' ratings and careers before and
     after, computed from nothing but seats and places."""
     current: dict[int, State] = {}

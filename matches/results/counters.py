@@ -41,6 +41,6 @@ def count_rows(
             [(*row[width:], *row[:width]) for row in rows],
         )
     first_key = keys[0].removesuffix("_id")
-    model.objects.filter(
+    model._default_manager.filter(
         **{f"{first_key}__in": sorted({row[0] for row in rows})}, **{counts[0]: 0}
     ).delete()

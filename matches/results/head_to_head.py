@@ -99,7 +99,8 @@ def _pair_counts(mode: str, seats: Sequence[tuple[int, int]]) -> list[tuple[int,
 
 def pairs_file(*, mode: str, seats: Sequence[Seat], sign: int) -> None:
     """Count a filed match in the head-to-head pairs (sign 1), or take it back (sign -1)."""
-    rows = _pair_counts(mode, [(seat.player_id, seat.place) for seat in seats])
+    places = [(seat.player_id, scoring.finished_place(seat.place)) for seat in seats]
+    rows = _pair_counts(mode, places)
     count_rows(
         HeadToHead, keys=("player_id", "opponent_id"), counts=PAIR_COUNTS, rows=rows, sign=sign
     )
@@ -120,7 +121,7 @@ def pairs_recomputed(*, player_id: int | None = None) -> Pairs:
         f"JOIN {table} t ON t.id = m.table_id WHERE m.status = %s {only} "
         f"GROUP BY mine.player_id, theirs.player_id"
     )
-    params = [scoring.RANKED, scoring.RANKED, Match.Status.FILED]
+    params: list[str | int] = [scoring.RANKED, scoring.RANKED, Match.Status.FILED]
     if player_id:
         params += [player_id, player_id]
     with connection.cursor() as cursor:

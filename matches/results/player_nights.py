@@ -3,14 +3,15 @@ by the services beside the daily tallies so the player page reads its best night
 of an index."""
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 from django.db.models import Sum
 
 from matches.models import DailyTally, Player, PlayerNight, Seat
 from matches.results.counters import count_rows
-from matches.rules.scoring import place_counts
+from matches.rules.scoring import finished_place, place_counts
 
 COUNTS = ("played", "wins", "points")
 
@@ -37,7 +38,11 @@ def best_night(*, player: Player) -> Night | None:
 def nights_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: int) -> None:
     """Count a filed match in its players' night (sign 1), or take it back (sign -1)."""
     rows = [
-        (seat.player_id, day, *(getattr(place_counts(mode, seat.place), c) for c in COUNTS))
+        (
+            seat.player_id,
+            day,
+            *(getattr(place_counts(mode, finished_place(seat.place)), c) for c in COUNTS),
+        )
         for seat in seats
     ]
     count_rows(PlayerNight, keys=("player_id", "day"), counts=COUNTS, rows=rows, sign=sign)
@@ -50,11 +55,11 @@ def _from_tallies(
     tallies = DailyTally.objects.all()
     if player_ids is not None:
         tallies = tallies.filter(player_id__in=player_ids)
+    rows = tallies.values("player_id", "day").annotate(**{c: Sum(c) for c in COUNTS})
+    # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
     return {
         (row["player_id"], row["day"]): tuple(row[c] for c in COUNTS)
-        for row in tallies.values("player_id", "day")
-        .annotate(**{c: Sum(c) for c in COUNTS})
-        .filter(played__gt=0)
+        for row in cast("Iterable[dict[str, Any]]", rows.filter(played__gt=0))
     }
 
 

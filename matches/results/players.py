@@ -4,7 +4,6 @@ names (standings, ratings, table pages, the TV) is refreshed at once."""
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
@@ -21,7 +20,7 @@ from matches.models import (
     Seat,
     Tap,
 )
-from matches.org.hosts import require_host
+from matches.org.hosts import User, require_host
 from matches.ratings import replay
 from matches.results.filing import players_recount
 from matches.rules.names import clean_name, name_key
@@ -66,7 +65,10 @@ def player_name_available(*, name: str, player_id: int | None = None) -> str:
     """A name as stored for this player (None: a new one), or a RuleError when it is not a
     clean name or another player already has it."""
     name = player_name_clean(name)
-    holder = Player.objects.filter(key=name_key(name)).exclude(pk=player_id).first()
+    holders = Player.objects.filter(key=name_key(name))
+    if player_id is not None:
+        holders = holders.exclude(pk=player_id)
+    holder = holders.first()
     if holder is not None:
         raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
     return name
@@ -90,7 +92,7 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
 
 
 @transaction.atomic
-def player_rename(*, player_id: int, name: str, by: AbstractBaseUser) -> Player:
+def player_rename(*, player_id: int, name: str, by: User) -> Player:
     """Give a player a new name; a name another player has (in any case) is refused."""
     require_host(by, refusal=NOT_A_HOST)
     player = _lock_player(player_id)
@@ -121,7 +123,7 @@ def _merge_counts(model, keep: Player, drop: Player, keys: tuple[str, ...]) -> N
 
 
 @transaction.atomic
-def player_merge(*, keep_id: int, other_name: str, by: AbstractBaseUser) -> Player:
+def player_merge(*, keep_id: int, other_name: str, by: User) -> Player:
     """Make the record called other_name part of keep: its seats, taps, wins, dealt games,
     tallies and rating history move, its ratings are replayed, and the record goes."""
     require_host(by, refusal=NOT_A_HOST)

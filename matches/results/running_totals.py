@@ -18,7 +18,7 @@ from django.db.models import Sum
 
 from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Player, RunningTotal, Seat, Table
-from matches.rules.scoring import COUNT_FIELDS, place_counts
+from matches.rules.scoring import COUNT_FIELDS, finished_place, place_counts
 
 ALL = RunningTotal.ALL_MODES
 
@@ -51,7 +51,7 @@ def _join(alias: str, op: str | None, *, outer: bool) -> str:
     return f"{kind} {_RUNNING} {alias} ON {alias}.id = ({_latest('p.id', 'm.mode', op)})"
 
 
-def _day(day: datetime.date) -> object:
+def _day(day: datetime.date) -> str | datetime.date | None:
     """A day as the database driver takes it (a date for psycopg, text for SQLite)."""
     return connection.ops.adapt_datefield_value(day)
 
@@ -96,7 +96,7 @@ def running_file(*, day: datetime.date, mode: str, seats: Sequence[Seat], sign: 
     day on (normally none but that day's own), then gives a player without a row that day
     one: their latest row before it, or nothing, plus the match. Two statements to file,
     one to take back."""
-    worth = {seat.player_id: place_counts(mode, seat.place) for seat in seats}
+    worth = {seat.player_id: place_counts(mode, finished_place(seat.place)) for seat in seats}
     fields = [field for field in COUNT_FIELDS if any(getattr(c, field) for c in worth.values())]
     ids = list(worth)
     marks = ", ".join(["%s"] * len(ids))

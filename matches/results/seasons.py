@@ -5,7 +5,6 @@ table is always computed from the daily tallies, so an undo after it ended shows
 import datetime
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
@@ -14,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Season
-from matches.org.hosts import require_host
+from matches.org.hosts import User, require_host
 from matches.results.standings import SUMS, StandingRow, rank_standings
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 
@@ -40,7 +39,7 @@ def season_save(
     name: str,
     first_day: datetime.date,
     last_day: datetime.date,
-    by: AbstractBaseUser,
+    by: User,
 ) -> Season:
     """Create a season (season_id None) or change one; seasons never overlap."""
     require_host(by, refusal=NOT_A_HOST)
@@ -76,7 +75,7 @@ def season_save(
 
 
 @transaction.atomic
-def season_delete(*, season_id: int, by: AbstractBaseUser) -> None:
+def season_delete(*, season_id: int, by: User) -> None:
     """Forget a season; no result changes, only the standings' default view."""
     require_host(by, refusal=NOT_A_HOST)
     _lock_and_stamp()

@@ -3,18 +3,19 @@ date ranges and seasons are summed from) and all-time total per table (what stan
 without dates read). What each place is worth is scoring's to say."""
 
 import datetime
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from django.db.models import Case, F, Sum, Value, When
 
-from matches.models import AllTimeTotal, DailyTally, Match, Seat, Table
-from matches.rules.scoring import COUNT_FIELDS, count_sum, place_counts
+from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
+from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
 
 def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sign: int) -> None:
     """Add a filed match's places to the day's tally and the all-time total (sign 1), or
     take them back (sign -1)."""
-    worth = {seat.player_id: place_counts(table.mode, seat.place) for seat in seats}
+    worth = {seat.player_id: place_counts(table.mode, finished_place(seat.place)) for seat in seats}
     changes = {
         field: F(field)
         + Case(
@@ -27,16 +28,17 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
         for field in COUNT_FIELDS
         if any(getattr(counts, field) for counts in worth.values())
     }
-    for model, where in (
+    counters: tuple[tuple[type[Counts], dict[str, datetime.date]], ...] = (
         (DailyTally, {"day": day}),
         (AllTimeTotal, {}),
-    ):
+    )
+    for model, where in counters:
         if sign > 0:
-            model.objects.bulk_create(
+            model._default_manager.bulk_create(
                 [model(player_id=seat.player_id, table=table, **where) for seat in seats],
                 ignore_conflicts=True,
             )
-        model.objects.filter(table=table, player_id__in=worth, **where).update(**changes)
+        model._default_manager.filter(table=table, player_id__in=worth, **where).update(**changes)
 
 
 def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
@@ -52,11 +54,15 @@ def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
 def tally_problems() -> list[str]:
     """Players whose daily tallies, or the all-time totals that standings without dates
     read, differ from their filed results."""
-    actual = {
-        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
-        for r in Seat.objects.filter(match__status=Match.Status.FILED)
+    rows = (
+        Seat.objects.filter(match__status=Match.Status.FILED)
         .values("player_id", "match__table_id")
         .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
+    )
+    # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
+    actual = {
+        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
+        for r in cast("Iterable[dict[str, Any]]", rows)
     }
     problems = []
     for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):

@@ -10,6 +10,7 @@ rank is a pair (or a prial), the better suit of those cards counts.
 """
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -105,7 +106,13 @@ def parse_hand(text: str, *, portuguese: bool = False) -> tuple[Card, Card, Card
         raise HandError("not_three", token=str(len(cards)))
     if len(set(cards)) != 3:
         raise HandError("card_twice", token=str(next(c for c in cards if cards.count(c) > 1)))
-    return tuple(sorted(cards, reverse=True))
+    return _highest_first(cards)
+
+
+def _highest_first(cards: Iterable[Card]) -> tuple[Card, Card, Card]:
+    """Three cards sorted highest first (by rank, then suit)."""
+    high, middle, low = sorted(cards, reverse=True)
+    return high, middle, low
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,7 @@ class Ranked:
 
 
 def rank_hand(cards: tuple[Card, Card, Card]) -> Ranked:
-    cards = tuple(sorted(cards, reverse=True))
+    cards = _highest_first(cards)
     values = [c.rank for c in cards]  # descending
     flush = len({c.suit for c in cards}) == 1
     if values[0] == values[2]:
@@ -170,7 +177,8 @@ def judge(hands: dict[str, str], *, portuguese: bool = False) -> list[tuple[str,
         raise HandError("too_few", token=str(len(hands)))
     if len(hands) > SHOWDOWN_MAX_HANDS:
         raise HandError("too_many", token=str(len(hands)))
-    ranked, seen = {}, {}
+    ranked: dict[str, Ranked] = {}
+    seen: dict[Card, str] = {}  # each card dealt: whose hand holds it
     for name, text in hands.items():
         try:
             cards = parse_hand(text, portuguese=portuguese)

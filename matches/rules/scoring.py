@@ -3,6 +3,7 @@ names. Services' tallies, the integrity scan, the bench seed, selectors, charts,
 JSON exports and the templates (through the brag filters) all ask here."""
 
 from dataclasses import dataclass
+from typing import cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db.models import Case, IntegerField, Sum, Value, When
@@ -45,6 +46,14 @@ def place_counts(mode: str, place: int) -> PlaceCounts:
     )
 
 
+def finished_place(place: int | None) -> int:
+    """The place of a seat that is out, as a seat's nullable place column holds it: every
+    seat of a filed match has one."""
+    if place is None:
+        raise ValueError("a seat that is out has a place")
+    return place
+
+
 def shown_place(mode: str, place: int | None) -> int | None:
     """The place a table of this mode names: every place when ranked, only the winner's
     otherwise (everyone else is just "out")."""
@@ -65,7 +74,11 @@ def place_label(mode: str, place: int) -> str:
     shown = shown_place(mode, place)
     if shown is None:
         return gettext("out")
-    return ordinal(shown) if is_ranked(mode) else gettext("winner")
+    if not is_ranked(mode):
+        return gettext("winner")
+    # The stubs allow None back (ordinal returns what is not a number as it came); an int
+    # always comes back as a string.
+    return cast(str, ordinal(shown))
 
 
 def count_sum(field: str, *, place: str = "place", mode: str = "match__table__mode") -> Sum:

@@ -3,12 +3,17 @@ input that cannot be judged. The ranking itself is the pure module hands.py."""
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from matches.rules.hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
 from matches.rules.limits import SHOWDOWN_MAX_HANDS
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
 
 RANK_NAMES = {
     2: (gettext_lazy("two"), gettext_lazy("twos")),
@@ -83,7 +88,7 @@ MAX_BODY_BYTES = 16 * 1024
 class ShowdownRequestError(ValueError):
     """A showdown request that cannot be judged; its message is the answer's "error"."""
 
-    def __init__(self, message: str, **params: object) -> None:
+    def __init__(self, message: "str | StrPromise", **params: object) -> None:
         self.message = str(message) % params if params else str(message)
         super().__init__(self.message)
 
