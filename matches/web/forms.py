@@ -1,4 +1,5 @@
 import uuid
+from typing import TYPE_CHECKING
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -20,6 +21,10 @@ from matches.rules.limits import (
     SHOWDOWN_MAX_HANDS,
     TABLE_NAME_MAX_LENGTH,
 )
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
 
 
 def _interpolate(message: str, params: dict) -> str:
@@ -46,7 +51,13 @@ class PlayersField(forms.CharField):
             raise forms.ValidationError(error.message) from None
 
 
-def name_field(label: str, *, max_length: int, empty: str, too_long: str) -> forms.CharField:
+def name_field(
+    label: "str | StrPromise",
+    *,
+    max_length: int,
+    empty: "str | StrPromise",
+    too_long: "str | StrPromise",
+) -> forms.CharField:
     """A typed name (a table's, a season's, a player's): its limit and the service's own
     words for an empty or overlong one, so the form and the service say the same."""
     return forms.CharField(
