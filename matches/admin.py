@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin
 from django.db import IntegrityError, transaction
+from django.db.models import F
 
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed, tables_bump
@@ -132,9 +133,14 @@ class TableAdmin(StandingsShownAdmin):
         # Filed matches were counted into the standings by the mode they were played in.
         return [*self.readonly_fields, "mode"] if obj is not None else self.readonly_fields
 
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            # Never written back from the form's read: a tap committed since is not taken back.
+            obj.version = F("version")
+        super().save_model(request, obj, form, change)
+
     def bump_tables_showing(self, obj) -> None:
-        # Moved on in the database, never written back from the form's read: the table's
-        # pages (and their ETags) show the edit, and a tap meanwhile is not taken back.
+        # Moved on in the database: the table's pages (and their ETags) show the edit.
         tables_bump(table_ids=[obj.pk])
         obj.refresh_from_db(fields=["version"])
 

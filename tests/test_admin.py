@@ -218,6 +218,27 @@ class TestTablePagesFollowAdminEdits:
         assert [a.status_code for a in answers] == [200, 200, 200]
         assert answers[2].json()["name"] == "Back room"
 
+    def test_a_tap_between_the_forms_read_and_its_save_is_not_taken_back(
+        self, admin_client, league, monkeypatch
+    ):
+        """A tap commits after the admin read the row and before it saves: the table's
+        version counts both writes, so no two states share one tag."""
+        from matches.admin import TableAdmin
+
+        read = TableAdmin.get_object
+
+        def read_then_a_tap(admin, request, object_id, from_field=None):
+            table = read(admin, request, object_id, from_field)
+            tap(league, "Ann")
+            return table
+
+        monkeypatch.setattr(TableAdmin, "get_object", read_then_a_tap)
+        before = Table.objects.get().version
+        data = {"name": "Back room", "mode": league.mode, "created_by": league.created_by_id}
+        url = reverse("admin:matches_table_change", args=[league.pk])
+        assert admin_client.post(url, data).status_code == 302
+        assert Table.objects.get().version == before + 2
+
     def test_the_mode_of_a_table_is_not_editable(self, admin_client, league):
         # The standings counted every filed match by the mode it was played in.
         other = "winner_takes_all" if league.mode == "ranked" else "ranked"
