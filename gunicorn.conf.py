@@ -1,5 +1,6 @@
 """gunicorn's settings for every way we run it (it reads ./gunicorn.conf.py on its own; flags
-on the command line, such as --bind and --workers, still win). See docs/operating.md, "Workers"."""
+on the command line, such as --bind and --workers, still win). docs/operating.md says why
+these workers."""
 
 # One process per worker, a few threads each, and connections kept alive: a spectator's page
 # polls every 3 s over the connection it already has (browsers keep them for minutes, and a

@@ -76,7 +76,7 @@ def main(*, matches: int, repeat: int) -> None:
 
     from bench.seed import seed_league
     from matches.play import services
-    from tests.browser import CHROMIUM, CHROMIUM_ARGS
+    from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS
 
     with connection.cursor() as cursor:
         cursor.execute("CREATE TABLE bench_floor (id integer PRIMARY KEY, n integer)")

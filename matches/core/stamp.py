@@ -1,7 +1,9 @@
 """The versions every cached answer is keyed on, and the reads that pair a page with one.
 
 - A table's version (Table.version) moves with every write on the table, in the write's own
-  transaction; table_bump and table_bump_returning are the only ways to move it.
+  transaction; table_bump (a locked table), table_bump_returning (the tap, locking with the
+  bump) and tables_bump (the tables showing a renamed player or an admin edit) are the only
+  ways to move it.
 - The standings stamp (StandingsStamp.version) moves with everything the standings show;
   standings_changed is the only way to move it, and its row lock orders league-wide writes.
 - The restore epoch (StandingsStamp.epoch) changes only on `manage.py restore`, which sets
@@ -48,7 +50,7 @@ def _hex(epoch: object) -> str:
 def standings_changed() -> None:
     """Move the standings stamp on, so cached standings pages and their ETags are rebuilt.
     Call it (inside the write's transaction) for anything those pages show: a match filed or
-    unfiled, a player renamed or merged, a table launched, renamed, closed or reopened.
+    unfiled, a player renamed or merged, a table launched, renamed or closed.
     The row update also locks the stamp until the transaction ends: writes that must happen
     league-wide in order (filing with its ratings, seasons) take their turn on it."""
     StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)

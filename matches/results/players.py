@@ -54,7 +54,7 @@ def _refresh_pages_showing(player_ids: list[int]) -> None:
 
 
 def player_name_clean(name: str) -> str:
-    """A name as stored (see models.clean_name), or a RuleError saying what is wrong."""
+    """A name as stored (see rules.names.clean_name), or a RuleError saying what is wrong."""
     try:
         return clean_name(name)
     except ValidationError as error:

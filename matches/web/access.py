@@ -1,4 +1,4 @@
-"""Who may reach a write view. Who may change a given table is Table.can_be_changed_by."""
+"""Who may reach a write view. Who may change a given table is org.hosts.may_change_table."""
 
 from collections.abc import Callable
 from functools import wraps
@@ -9,6 +9,7 @@ from django.http import HttpResponse
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
+from matches.org.hosts import is_host
 from matches.web.htmx import HtmxHttpRequest
 
 
@@ -17,7 +18,7 @@ def host_required(view: Callable) -> Callable:
 
     @wraps(view)
     def wrapped(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.user.is_authenticated and request.user.is_active:
+        if is_host(request.user):
             return view(request, *args, **kwargs)
         # After logging in, land on the page the write was made from, never on a POST URL.
         after = request.get_full_path()

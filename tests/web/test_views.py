@@ -747,7 +747,7 @@ class TestQueryCounts:
 # tonight's totals (2). The tag is the version the tap wrote: no read after.
 TAP_QUERIES = 10
 # The same tap when this process already read that table's filed results at the same stamp
-# and night (any plain tap after the first since the last filing): table_filings keeps them.
+# and night (any plain tap after the first since the last filing): play.filings keeps them.
 KEPT_TAP_QUERIES = TAP_QUERIES - 2
 # The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
 # the match to the day's tally and the all-time total (4), looks up the first dealer a discarded
