@@ -48,5 +48,18 @@ def tap(table: Table, name: str, *, host=None, key: uuid.UUID | None = None):
     )
 
 
+def tap_standing(table: Table, pick: int, *, host=None):
+    """Tap out the standing player at index pick (modulo how many stand) of the open match:
+    how the property tests play a random game."""
+    standing = list(open_match(table).seats.filter(place__isnull=True))
+    return services.match_eliminate(
+        table_id=table.pk,
+        match_id=standing[0].match_id,
+        player_id=standing[pick % len(standing)].player_id,
+        key=uuid.uuid4(),
+        by=host or table.created_by,
+    )
+
+
 def places(match: Match) -> dict[str, int | None]:
     return {seat.player.name: seat.place for seat in match.seats.select_related("player")}

@@ -4,7 +4,6 @@ the API's exact numbers, the rebuild command and the integrity check."""
 
 import datetime
 import re
-import uuid
 from dataclasses import dataclass, field
 from io import StringIO
 from unittest import mock
@@ -20,7 +19,7 @@ from openskill.models import PlackettLuce
 from matches.models import Match, PlayerRating, RatingChange, Table
 from matches.play import services
 from matches.ratings.replay import rating_problems
-from tests.factories import make_table, open_match, tap
+from tests.factories import make_table, open_match, tap, tap_standing
 from tests.strategies import rating_ops, rating_tables
 
 pytestmark = pytest.mark.django_db
@@ -269,14 +268,7 @@ def test_random_mixed_mode_leagues_rate_exactly_as_openskill(client, host, setup
                         league.filed.pop(at)
                 continue
             while True:
-                standing = list(open_match(table).seats.filter(place__isnull=True))
-                result = services.match_eliminate(
-                    table_id=table.pk,
-                    match_id=standing[0].match_id,
-                    player_id=standing[pick % len(standing)].player_id,
-                    key=uuid.uuid4(),
-                    by=host,
-                )
+                result = tap_standing(table, pick, host=host)
                 entry = None
                 if result.winner is not None:
                     entry = (table.mode, seating(result.match))

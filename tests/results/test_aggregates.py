@@ -6,7 +6,6 @@ league panel."""
 import contextlib
 import datetime
 import re
-import uuid
 from io import StringIO
 
 import pytest
@@ -32,7 +31,7 @@ from matches.ratings.replay import rating_problems
 from matches.results import players as player_records
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
-from tests.factories import make_table, open_match, tap
+from tests.factories import make_table, tap, tap_standing
 from tests.ratings.test_ratings import League, api_rows, play_out
 from tests.strategies import aggregate_ops, aggregate_tables
 
@@ -146,14 +145,7 @@ def test_random_leagues_keep_aggregates_equal_to_a_count(host, setup, ops):
                     player_records.player_merge(keep_id=keep.pk, other_name=drop.name, by=host)
                 continue
             while True:
-                standing = list(open_match(table).seats.filter(place__isnull=True))
-                result = services.match_eliminate(
-                    table_id=table.pk,
-                    match_id=standing[0].match_id,
-                    player_id=standing[pick % len(standing)].player_id,
-                    key=uuid.uuid4(),
-                    by=host,
-                )
+                result = tap_standing(table, pick, host=host)
                 if kind == "tap" or result.winner is not None:
                     break
         assert_aggregates_add_up()
