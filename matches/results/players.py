@@ -1,6 +1,7 @@
-"""Players are the league's: a host renames a player, or merges two records of the same
-person into one. Every seat, tap, tally and rating follows, and every cached page that shows
-names (standings, ratings, table pages, the TV) is refreshed at once."""
+"""Players are the league's: a typed name is cleaned and matched to the player who has it
+(or a new one), a host renames a player, or merges two records of the same person into one.
+Every seat, tap, tally and rating follows, and every cached page that shows names
+(standings, ratings, table pages, the TV) is refreshed at once."""
 
 from collections.abc import Sequence
 
