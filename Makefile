@@ -10,7 +10,7 @@ PORT ?= 8000
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
-.PHONY: run test test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
+.PHONY: run test test-js test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -39,7 +39,14 @@ run: migrate
 
 test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
+	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory test-js; \
+	else echo "Node.js not found: the tap queue's logic tests (make test-js) did not run; .ci/run installs it."; fi
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The tablet script's pure logic (static/js/tap-logic.js) under Node's own test runner: no
+# npm packages. BRAG_SEED=<n> picks another seed for its random sequences.
+test-js:
+	node --test tests/js/
 
 # The suite without the browser tests (no Chromium, no Playwright imported): a quick check
 # while working. `make test` is still the one that counts.

@@ -1,26 +1,32 @@
 // Brag Tables: the host's tap queue. Every tap and undo is kept in this browser's storage
 // first (it survives a reload, a crash, the tablet sleeping), shown at once on the board,
 // and sent to the server in order, one at a time, with its idempotency key, retried with
-// backoff until the server answers. While entries wait, the board shown is the server's
-// last board plus a prediction of the waiting entries: the tapped player greys out as
-// "pending", the tap that leaves one standing predicts the crowning and the next match, and
-// taps in that next match name it by number (the server applies them once the crowning
-// has opened it). A refused entry is dropped and explained, naming the player. Without
-// this script the tiles are plain forms (htmx or a full page post).
+// backoff until the server answers. While entries wait, the board shown is the newest board
+// this tablet has seen plus a prediction of the waiting entries (tap-logic.js): the tapped
+// player greys out as "pending", the tap that leaves one standing predicts the crowning and
+// the next match. A tap names the match it was made on (its id, or in a predicted match the
+// crowning it follows), so the server never applies it to another game. A refused entry is
+// dropped and explained, naming the player. Entries belong to the host who queued them.
+// Without this script the tiles are plain forms (htmx or a full page post).
 (function () {
   "use strict";
   var status = document.getElementById("queue-status");
-  if (!status) {
+  var logic = window.BragTapLogic;
+  if (!status || !logic) {
     return;
   }
   var text = status.querySelector(".queue-text");
   var tableId = status.getAttribute("data-table");
   var QUEUE_KEY = "brag.queue." + tableId;
   var BOARD_KEY = "brag.board." + tableId;
+  var SESSION_KEY = "brag.session"; // app.js: the user id of the last page the network served
   var BACKOFF = [1000, 2000, 4000, 8000, 15000];
+  // A control that takes the place of the one just pressed ignores presses this long: the
+  // second tap of a double tap must not land on it.
+  var SETTLE_MS = 1000;
   var memory = {}; // when storage is unavailable (private browsing): the page's memory
   var entries = load(QUEUE_KEY) || [];
-  var server = null; // the server's board as data (the island in the last board shown)
+  var server = null; // the newest board seen, as data
   var drawn = null; // the board whose tiles are on screen as the server rendered them
   var sending = false;
   var failures = 0;
@@ -28,6 +34,10 @@
   var loginNeeded = false;
   var notes = []; // sentences explaining refused entries, newest last
   var unsaved = false; // the queue could not be written to storage: a reload would lose it
+  var settleUntil = 0;
+  var settleTimer = null;
+  var user = null; // who is logged in on this page: {id, name}
+  var readOnly = false; // a kept copy of another login's page: shown, not tapped
 
   function say(name, values) {
     var s = status.getAttribute("data-" + name) || "";
@@ -88,17 +98,7 @@
     if (unsaved) {
       return; // storage is unusable: this tab's memory is the queue
     }
-    var stored = load(QUEUE_KEY);
-    if (!stored) {
-      stored = [];
-    }
-    var mine = {};
-    entries.forEach(function (e) {
-      mine[e.key] = e;
-    });
-    entries = stored.map(function (e) {
-      return mine[e.key] && mine[e.key].sending ? mine[e.key] : e;
-    });
+    entries = logic.mergeQueue(load(QUEUE_KEY) || [], entries);
   }
 
   function uuid() {
@@ -111,6 +111,10 @@
       return (x + 0x100).toString(16).slice(1);
     }).join("");
     return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+  }
+
+  function emit(name, detail) {
+    document.dispatchEvent(new CustomEvent(name, { detail: detail || {} }));
   }
 
   function live() {
@@ -129,106 +133,35 @@
     }
   }
 
-  // The newest board this tablet has seen: the page's island, or (after a reload from the
-  // service worker's copy of an older page) the one kept from the last answer.
+  // A board the server just sent (an answer or a poll) is the newest there is: it is shown,
+  // and kept for a reload that gets an older page from a cache.
   function adoptServerState(state) {
     if (!state) {
       return;
     }
+    var changed = !server || server.version !== state.version;
+    state.seen_at = Date.now();
     server = state;
     store(BOARD_KEY, state);
-  }
-
-  function clone(x) {
-    return JSON.parse(JSON.stringify(x));
-  }
-
-  function standingCount(seats) {
-    return seats.filter(function (s) { return s.place === null; }).length;
-  }
-
-  // The board shown: the server's board with every waiting entry applied in order.
-  function predict() {
-    var p = {
-      match: server.match,
-      dealer: server.dealer,
-      seats: clone(server.seats),
-      result: server.result ? clone(server.result) : null,
-      resultPending: false,
-      stack: [],
-      predicted: false,
-    };
-    var last = server.last_tap;
-    if (last) {
-      var before = null;
-      if (last.crowned && server.result) {
-        before = server.result.seats.map(function (s) {
-          return { player: s.player, name: s.name, place: s.place !== null && s.place <= 2 ? null : s.place };
-        });
-      }
-      p.stack.push({ key: last.key, player: last.player, name: last.name, number: last.number, crowned: last.crowned, before: before });
+    if (changed) {
+      emit("brag:board-changed", { version: state.version });
     }
-    entries.forEach(function (e) {
-      if (e.kind === "tap") {
-        if (e.number !== p.match) {
-          return; // already applied (the server moved on) or not predictable: the server decides
-        }
-        var seat = p.seats.filter(function (s) { return s.player === e.player; })[0];
-        if (!seat || seat.place !== null) {
-          return;
-        }
-        var before = clone(p.seats);
-        seat.place = standingCount(p.seats);
-        seat.pending = true;
-        var item = { key: e.key, player: e.player, name: e.name, number: e.number, crowned: false, before: before, result: p.result };
-        if (seat.place === 2) {
-          var winner = p.seats.filter(function (s) { return s.place === null; })[0];
-          winner.place = 1;
-          winner.pending = true;
-          p.result = {
-            number: p.match,
-            seats: p.seats.slice().sort(function (a, b) { return a.place - b.place; }),
-          };
-          p.resultPending = true;
-          item.crowned = true;
-          p.match += 1;
-          p.dealer = null;
-          p.seats = p.seats.map(function (s) {
-            return { player: s.player, name: s.name, place: null };
-          });
-        }
-        p.stack.push(item);
-        p.predicted = true;
-      } else if (e.kind === "undo") {
-        var top = p.stack[p.stack.length - 1];
-        if (!top || top.key !== e.tap_key) {
-          return;
-        }
-        p.stack.pop();
-        p.predicted = true;
-        if (top.crowned) {
-          p.match = top.number;
-          p.dealer = null;
-          p.result = null;
-          p.resultPending = false;
-        }
-        if (top.before) {
-          p.seats = clone(top.before);
-        } else {
-          p.seats.forEach(function (s) {
-            if (s.player === top.player) {
-              s.place = null;
-            }
-          });
-        }
-        p.seats.forEach(function (s) {
-          if (s.player === top.player) {
-            s.pending = true; // back in, until the server says so
-          }
-        });
-      }
-    });
-    return p;
+  }
+
+  function userId() {
+    return user ? user.id : null;
+  }
+
+  function nightNow() {
+    return server && server.night ? logic.nightStart(server.night, Date.now()) : null;
+  }
+
+  function split() {
+    return logic.split(entries, userId(), nightNow());
+  }
+
+  function predict() {
+    return logic.predict(server, split().ready);
   }
 
   function el(tag, attrs, children) {
@@ -257,9 +190,11 @@
     var cls = "tile" + (seat.place !== null ? " is-out" : "") + (longWord(seat.name) ? " tile-long" : "");
     var li = el("li", { class: cls, "data-player": seat.player });
     if (seat.place === null) {
+      var target = logic.tapTarget(p);
       var form = el("form", { class: "tap-form", method: "post", action: status.getAttribute("data-tap-url") }, [
-        el("input", { type: "hidden", name: "number", value: p.match }),
+        el("input", { type: "hidden", name: target.match_id ? "match" : "number", value: target.match_id || p.match }),
         el("input", { type: "hidden", name: "player", value: seat.player }),
+        // A fresh key on every tile drawn: a key once sent is never offered again.
         el("input", { type: "hidden", name: "key", value: uuid() }),
         el("button", { type: "submit", class: "player", id: "tap-" + seat.player, text: seat.name }),
       ]);
@@ -281,17 +216,18 @@
     return li;
   }
 
-  function pendingCard(p) {
-    var r = p.result;
-    var winner = r.seats.filter(function (s) { return s.place === 1; })[0];
+  // The result card drawn from data: a predicted crowning (pending), or the newest board's
+  // own when the page on screen is older than it.
+  function dataCard(result, pending) {
+    var winner = result.seats.filter(function (s) { return s.place === 1; })[0];
     var heading = el("h2", {}, [
       el("span", { class: "crown", "aria-hidden": "true", text: "♛" }),
-      document.createTextNode(" " + say("wins-label", { name: winner.name, number: r.number }) + " "),
-      el("span", { class: "result-pending", text: "(" + say("pending") + ")" }),
+      document.createTextNode(" " + say("wins-label", { name: winner.name, number: result.number }) + " "),
+      pending ? el("span", { class: "result-pending", text: "(" + say("pending") + ")" }) : null,
     ]);
     var body;
     if (server.ranked) {
-      body = el("ol", { class: "result-places" }, r.seats.map(function (s) {
+      body = el("ol", { class: "result-places" }, result.seats.map(function (s) {
         return el("li", { class: "place-" + s.place }, [
           el("span", { class: "result-place", text: server.places[String(s.place)] }),
           document.createTextNode(" "),
@@ -301,10 +237,10 @@
         ]);
       }));
     } else {
-      var out = r.seats.filter(function (s) { return s.place !== 1; }).map(function (s) { return s.name; });
+      var out = result.seats.filter(function (s) { return s.place !== 1; }).map(function (s) { return s.name; });
       body = el("p", { class: "result-out", text: out.join(", ") });
     }
-    return el("section", { class: "result-card is-pending", id: "result-card-pending" }, [
+    return el("section", { class: "result-card" + (pending ? " is-pending" : ""), id: "result-card-data" }, [
       el("div", { role: "status" }, [heading]),
       body,
     ]);
@@ -322,12 +258,14 @@
     ]);
   }
 
-  // Draw the predicted board over the server's, in the same places: tiles, heading, count,
-  // Undo and the pending result card. Nothing is drawn while nothing waits.
+  // Draw the predicted board over the page's, in the same places: tiles, heading, count,
+  // Undo and the result card. Nothing is drawn while the server's own rendering of the
+  // newest board is on screen and nothing waits.
   function render() {
     renderStatus();
     renderNotes();
     if (!server || !server.match) {
+      settle();
       return;
     }
     var board = live();
@@ -335,10 +273,12 @@
     if (!tiles) {
       return;
     }
-    var p = predict();
-    if (!entries.length && server === drawn) {
-      return; // the server's own rendering is on screen
+    var ready = split().ready;
+    if (!ready.length && server === drawn) {
+      settle();
+      return;
     }
+    var p = logic.predict(server, ready);
     drawn = null;
     var fresh = document.createDocumentFragment();
     p.seats.forEach(function (seat) {
@@ -351,11 +291,16 @@
     }
     var dealer = board.querySelector(".host-board .dealer");
     if (dealer) {
-      dealer.style.visibility = p.match === server.match ? "" : "hidden";
+      var same = p.match === server.match && p.dealer;
+      dealer.style.visibility = same ? "" : "hidden";
+      var who = dealer.querySelector("strong");
+      if (same && who) {
+        who.textContent = p.dealer;
+      }
     }
     var count = board.querySelector("#standing-heading");
     if (count) {
-      var n = standingCount(p.seats);
+      var n = logic.standingCount(p.seats);
       count.textContent = say(n === 1 ? "standing-one" : "standing-other").replace(/\d+/, String(n));
     }
     var slot = board.querySelector(".undo-slot");
@@ -365,47 +310,91 @@
     }
     var roster = board.querySelector(".roster-link");
     if (roster) {
-      roster.style.visibility = p.match === server.match ? "" : "hidden";
+      roster.style.visibility = p.match === server.match && !ready.length ? "" : "hidden";
     }
     var side = board.querySelector("#board-side");
     if (side) {
-      var old = side.querySelector("#result-card-pending");
+      var old = side.querySelector("#result-card-data");
       if (old) {
         old.remove();
       }
-      var serverCard = side.querySelector("#result-card");
-      var showPending = p.resultPending && p.seats.every(function (s) { return s.place === null; });
-      if (serverCard) {
-        serverCard.hidden = showPending || standingCount(p.seats) !== p.seats.length || serverCard.hidden;
+      var pageCard = side.querySelector("#result-card");
+      var untouched = logic.standingCount(p.seats) === p.seats.length;
+      var result = p.resultPending ? p.result : server.result;
+      var card = untouched && result ? result : null;
+      var pageShowsIt = pageCard && card && !p.resultPending &&
+        pageCard.getAttribute("data-result") === server.table + "-" + card.number;
+      if (pageCard) {
+        pageCard.hidden = pageCard.hidden || !pageShowsIt;
       }
-      if (showPending) {
-        side.appendChild(pendingCard(p));
+      if (card && !pageShowsIt) {
+        side.appendChild(dataCard(card, p.resultPending));
       }
       side.querySelectorAll(".messages").forEach(function (m) {
         m.hidden = true; // the server's last sentence is about a board that is not the one shown
       });
     }
+    settle();
+  }
+
+  // Hold the controls that just took the place of the pressed one: disabled (so assistive
+  // technology, scripts and the eye all see it) until the settle time is over.
+  function startSettle() {
+    settleUntil = Date.now() + SETTLE_MS;
+    document.documentElement.setAttribute("data-settling", "");
+    window.clearTimeout(settleTimer);
+    settleTimer = window.setTimeout(function () {
+      settleUntil = 0;
+      document.documentElement.removeAttribute("data-settling");
+      settle();
+    }, SETTLE_MS);
+  }
+
+  function settle() {
+    var board = live();
+    if (!board) {
+      return;
+    }
+    var holding = settleUntil > Date.now() || readOnly;
+    board.querySelectorAll("#tiles .tap-form button, .undo-slot button, .undo-slot a.button").forEach(function (b) {
+      if (holding) {
+        if (b.tagName === "A") {
+          b.setAttribute("aria-disabled", "true");
+        } else {
+          b.disabled = true;
+        }
+        b.classList.add("is-settling");
+      } else if (b.classList.contains("is-settling")) {
+        if (b.tagName === "A") {
+          b.removeAttribute("aria-disabled");
+        } else {
+          b.disabled = false;
+        }
+        b.classList.remove("is-settling");
+      }
+    });
   }
 
   function renderStatus() {
     var parts = [];
     var cls = "queue-status";
     var online = navigator.onLine !== false && failures === 0;
-    if (entries.length) {
-      parts.push(entries.length === 1 ? say("waiting-one") : say("waiting-other", { count: entries.length }));
+    var waiting = entries.length;
+    if (waiting) {
+      parts.push(waiting === 1 ? say("waiting-one") : say("waiting-other", { count: waiting }));
       cls += " is-waiting";
     } else {
       parts.push(say("all-sent"));
     }
-    if (loginNeeded) {
+    if (readOnly) {
+      parts.push(say("read-only"));
+    } else if (loginNeeded) {
       cls += " is-login";
     } else if (!online) {
       parts.push(say("offline"));
       cls += " is-offline";
-    } else {
-      parts.push(say("online"));
     }
-    if (unsaved && entries.length) {
+    if (unsaved && waiting) {
       parts.push(say("unsaved"));
       cls += " is-unsaved";
     }
@@ -430,6 +419,29 @@
     return box;
   }
 
+  // Entries held for the host's say: queued by another host on this tablet, or on an earlier
+  // night. Send them (under this login; the audit trail names who queued them) or discard.
+  function heldNote(held) {
+    var first = logic.holdReason(held[0], userId(), nightNow());
+    var count = held.filter(function (e) { return e.kind === "tap"; }).length || held.length;
+    var sentence;
+    if (first === "other-host") {
+      sentence = say(count === 1 ? "held-by-one" : "held-by-other", {
+        count: count, name: logic.queuedBy(held).join(", "),
+      });
+    } else {
+      sentence = say(count === 1 ? "held-night-one" : "held-night-other", { count: count });
+    }
+    return el("div", { class: "queue-note queue-held", "data-level": "warning" }, [
+      el("p", { text: sentence }),
+      el("p", { class: "queue-held-actions" }, [
+        el("button", { type: "button", class: "button button-primary", "data-held": "send", text: say("held-send") }),
+        document.createTextNode(" "),
+        el("button", { type: "button", class: "button button-danger", "data-held": "discard", text: say("held-discard") }),
+      ]),
+    ]);
+  }
+
   function renderNotes() {
     var box = notesBox();
     if (!box) {
@@ -447,6 +459,10 @@
       ]);
       items.push(login);
     }
+    var held = readOnly || loginNeeded ? [] : split().held;
+    if (held.length) {
+      items.push(heldNote(held));
+    }
     box.replaceChildren.apply(box, items);
   }
 
@@ -457,9 +473,6 @@
       return status.hasAttribute("data-undo-refused-" + key)
         ? say("undo-refused-" + key, values)
         : say("undo-refused", values);
-    }
-    if (code === "match_discarded") {
-      key = "match-not-open";
     }
     return status.hasAttribute("data-refused-" + key) ? say("refused-" + key, values) : say("refused", values);
   }
@@ -492,19 +505,23 @@
   function retryLater() {
     var delay = BACKOFF[Math.min(failures, BACKOFF.length - 1)];
     failures += 1;
+    emit("brag:contact", { ok: false });
     render();
     schedule(delay);
   }
 
-  // Send the oldest entry; on its answer, drop it (recorded, already recorded, or refused and
-  // explained) and go on with the next. Network trouble keeps it and tries again later.
+  // Send the oldest entry that may be sent; on its answer, drop it (recorded, already
+  // recorded, or refused and explained) and go on with the next. Network trouble keeps it
+  // and tries again later. Held entries wait for the host's say.
   function pump() {
     window.clearTimeout(timer);
-    if (sending || loginNeeded) {
+    if (sending || loginNeeded || readOnly) {
       return;
     }
     refresh();
-    if (!entries.length) {
+    var ready = split().ready;
+    if (!ready.length) {
+      render();
       return;
     }
     if (navigator.onLine === false) {
@@ -514,18 +531,12 @@
       schedule(BACKOFF[0]);
       return;
     }
-    var entry = entries[0];
+    var entry = ready[0];
     var body = new FormData();
-    var url;
-    if (entry.kind === "tap") {
-      url = status.getAttribute("data-tap-url");
-      body.append("number", entry.number);
-      body.append("player", entry.player);
-      body.append("key", entry.key);
-    } else {
-      url = status.getAttribute("data-undo-url");
-      body.append("tap_key", entry.tap_key);
-    }
+    logic.postFields(entry, userId()).forEach(function (field) {
+      body.append(field[0], field[1]);
+    });
+    var url = status.getAttribute(entry.kind === "tap" ? "data-tap-url" : "data-undo-url");
     sending = true;
     entry.sending = true;
     if (!entry.sent) {
@@ -552,15 +563,26 @@
     });
   }
 
+  // The server says this login is gone: keep every entry, ask the host to log in, and let
+  // the page shell drop its kept copies of host pages.
+  function sessionEnded() {
+    loginNeeded = true;
+    failures = 0;
+    try {
+      window.localStorage.setItem(SESSION_KEY, "");
+    } catch (error) {
+      // storage unusable: the kept pages go all the same
+    }
+    emit("brag:session-ended");
+    render();
+  }
+
   function answered(entry, response, html) {
     var loginUrl = status.getAttribute("data-login-url").split("?")[0];
     var toLogin = response.redirected && response.url.indexOf(loginUrl) !== -1;
     if (response.headers.get("HX-Redirect") || toLogin || response.status === 401 || response.status === 403) {
-      // Logged out elsewhere, or the session (and its CSRF token) expired: keep every
-      // entry and ask the host to log in; the table page sends them after that.
-      loginNeeded = true;
-      failures = 0;
-      render();
+      // Logged out elsewhere, or the session (and its CSRF token) expired.
+      sessionEnded();
       return;
     }
     var outcome = response.headers.get("X-Tap-Outcome");
@@ -572,6 +594,7 @@
       return;
     }
     failures = 0;
+    emit("brag:contact", { ok: true });
     if (outcome === "refused") {
       var holder = document.createElement("div");
       holder.innerHTML = html;
@@ -582,13 +605,8 @@
       notes.push(refusalSentence(entry, "", String(response.status)));
     }
     notes = notes.slice(-3);
-    var dropped = entry.kind === "tap" && outcome !== "applied" && outcome !== "replayed";
     refresh();
-    entries = entries.filter(function (e) {
-      // A refused tap was never recorded: an undo of it waiting behind it has nothing to
-      // take back (its tap's sentence already says why), so it goes with it.
-      return e.key !== entry.key && !(dropped && e.kind === "undo" && e.tap_key === entry.key);
-    });
+    entries = logic.afterAnswer(entries, entry, outcome);
     saveQueue();
     if (response.ok) {
       var holder2 = document.createElement("div");
@@ -597,7 +615,7 @@
       swapBoard(html);
       var tag = response.headers.get("X-Board-ETag");
       if (tag !== null) {
-        document.dispatchEvent(new CustomEvent("brag:board-tag", { detail: { tag: tag } }));
+        emit("brag:board-tag", { tag: tag });
       }
     }
     render();
@@ -606,7 +624,7 @@
     }
   }
 
-  function enqueue(entry) {
+  function enqueue(entry, before) {
     notes = []; // an explanation stays on screen until the host's next tap
     // A poll already on its way may carry a board from before this entry's answer: it
     // would land after that answer and draw the old board over it. Polls resume when the
@@ -615,9 +633,13 @@
       window.htmx.trigger(live(), "htmx:abort");
     }
     entry.at = new Date().toISOString();
+    entry.by = user;
     refresh();
     entries.push(entry);
     saveQueue();
+    if (logic.replacesControls(before, predict())) {
+      startSettle();
+    }
     render();
     pump();
   }
@@ -633,6 +655,9 @@
     }
     event.preventDefault();
     event.stopPropagation();
+    if (readOnly || settleUntil > Date.now()) {
+      return; // a press on a control still settling, or on another login's kept page
+    }
     refresh();
     var p = predict();
     if (form.classList.contains("tap-form")) {
@@ -645,13 +670,19 @@
       if (entries.some(function (e) { return e.key === key; })) {
         key = uuid();
       }
-      enqueue({ kind: "tap", key: key, number: p.match, player: player, name: seat.name });
+      var target = logic.tapTarget(p);
+      enqueue({
+        kind: "tap", key: key, match_id: target.match_id || null, after: target.after || null,
+        number: target.number, player: player, name: seat.name,
+      }, p);
       return;
     }
-    var last = entries[entries.length - 1];
-    if (last && last.kind === "tap" && !last.sending && !last.sent) {
+    var ready = split().ready;
+    var last = ready[ready.length - 1];
+    if (last && last === entries[entries.length - 1] && last.kind === "tap" && !last.sending && !last.sent) {
       entries.pop(); // never sent: simply withdrawn
       saveQueue();
+      startSettle();
       render();
       if (!entries.length) {
         redrawServerBoard();
@@ -662,8 +693,33 @@
     if (!top) {
       return;
     }
-    enqueue({ kind: "undo", key: uuid(), tap_key: top.key, player: top.player, name: top.name, number: top.number });
+    enqueue({ kind: "undo", key: uuid(), tap_key: top.key, player: top.player, name: top.name, number: top.number }, p);
   }, true);
+
+  // The host's say on entries held for it.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-held]") : null;
+    if (!button) {
+      return;
+    }
+    refresh();
+    var held = split().held;
+    var keys = held.map(function (e) { return e.key; });
+    if (button.getAttribute("data-held") === "send") {
+      entries.forEach(function (e) {
+        if (keys.indexOf(e.key) !== -1) {
+          e.adopted = true;
+        }
+      });
+    } else {
+      entries = entries.filter(function (e) { return keys.indexOf(e.key) === -1; });
+      notes = [say(held.length === 1 ? "held-discarded-one" : "held-discarded-other", { count: held.length })];
+    }
+    saveQueue();
+    drawn = null;
+    render();
+    pump();
+  });
 
   // The queue emptied without an answer to show (the last entry was withdrawn): draw the
   // server's board as it was.
@@ -677,15 +733,32 @@
   // is empty (its last answer brings the server's board).
   document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail && event.detail.elt;
-    if (elt && elt.id === "live" && (entries.length || sending)) {
+    if (elt && elt.id === "live" && (split().ready.length || sending)) {
       event.preventDefault();
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (elt && elt.id === "live") {
+      var xhr = event.detail.xhr;
+      var ok = !!xhr && ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 304);
+      if (ok) {
+        failures = 0;
+      }
+      emit("brag:contact", { ok: ok });
+      renderStatus();
     }
   });
 
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail && event.detail.target;
     if (target && target.id === "live") {
-      adoptServerState(readIsland(target));
+      var state = readIsland(target);
+      if (state && state.user && user && state.user.id !== user.id) {
+        sessionEnded(); // another login on this browser since: its entries are not ours
+      }
+      adoptServerState(state);
       drawn = server;
       render();
     }
@@ -705,32 +778,44 @@
     render();
     pump();
   });
-  window.addEventListener("offline", render);
+  window.addEventListener("offline", function () {
+    emit("brag:contact", { ok: false });
+    render();
+  });
   document.addEventListener("visibilitychange", function () {
     if (document.visibilityState === "visible") {
       pump();
     }
   });
 
-  // Start: the page's board, unless a newer one was kept (this page may be the service
-  // worker's copy, older than the last answer this tablet had).
+  // Start: the newest board this tablet has seen, the page's or the one kept from the last
+  // answer (this page may be the service worker's or the browser's copy, from long before),
+  // drawn afresh so every tile carries a key never sent.
   var island = readIsland(document);
   var kept = load(BOARD_KEY);
-  if (island && kept && kept.version > island.version) {
-    server = kept;
-  } else {
+  var keptCopy = document.documentElement.hasAttribute("data-kept-copy");
+  user = island ? island.user || null : null;
+  if (keptCopy) {
+    var session = null;
+    try {
+      session = window.localStorage.getItem(SESSION_KEY);
+    } catch (error) {
+      session = null;
+    }
+    // A copy kept for a login that has ended (or another host's): shown, never tapped.
+    readOnly = document.documentElement.hasAttribute("data-kept-foreign") ||
+      !user || session === null || session !== String(user.id);
+  }
+  server = logic.chooseBoard(island, kept);
+  if (server && server === island && !keptCopy) {
     adoptServerState(island);
   }
-  if (island && entries.length === 0) {
-    server = island;
-  }
-  drawn = island;
+  drawn = null;
   render();
-  pump();
-
-  if ("serviceWorker" in navigator && window.isSecureContext) {
-    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(function () {
-      // no offline reload; the queue works all the same
-    });
+  if (keptCopy) {
+    failures = 1;
+    emit("brag:contact", { ok: false, at: server && server.seen_at ? server.seen_at : undefined });
+    renderStatus();
   }
+  pump();
 })();
