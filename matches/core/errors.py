@@ -24,6 +24,8 @@ class Refusal(StrEnum):
     NOT_SEATED = "not_seated"
     ALREADY_OUT = "already_out"
     TAP_WAS_UNDONE = "tap_was_undone"
+    KEY_REUSED = "key_reused"  # the key names a tap of another player, match or table
+    CROWNED_OTHERWISE = "crowned_otherwise"  # the crowning a tap followed is not the one filed
     TAP_UNKNOWN = "tap_unknown"
     TAP_NOT_FOUND = "tap_not_found"
     ALREADY_UNDONE = "already_undone"

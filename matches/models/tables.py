@@ -216,6 +216,16 @@ class Tap(models.Model):
         related_name="+",
         verbose_name=_("tapped by"),
     )
+    # The host whose tablet queued the tap while offline, when another host's session sent
+    # it (NULL: queued and sent by the same host, or tapped online).
+    queued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("queued by"),
+    )
     tapped_at = models.DateTimeField(_("tapped at"), auto_now_add=True)
     undone_at = models.DateTimeField(_("undone at"), null=True, blank=True)
     undone_by = models.ForeignKey(
@@ -225,6 +235,15 @@ class Tap(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("undone by"),
+    )
+    # As queued_by, for the undo.
+    undo_queued_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("undo queued by"),
     )
 
     class Meta:

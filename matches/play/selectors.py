@@ -221,7 +221,7 @@ def match_audit(*, table: Table, number: int) -> list[Tap]:
     match discarded when the crowning before it was undone: nothing is silently dropped."""
     return list(
         Tap.objects.filter(match__table=table, match__number=number)
-        .select_related("player", "tapped_by", "undone_by", "match")
+        .select_related("player", "tapped_by", "queued_by", "undone_by", "undo_queued_by", "match")
         .order_by("id")
     )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -40,6 +41,21 @@ MATCH_NOT_FOUND = _("That match does not exist; nothing was changed.")
 WRONG_TABLE = _("That match belongs to another table; nothing was changed.")
 MATCH_FILED = _("Match %(number)s is already filed; nothing was changed.")
 MATCH_DISCARDED = _("Match %(number)s is no longer in play; nothing was changed.")
+TAP_MATCH_DISCARDED = _(
+    "%(name)s’s tap was for match %(number)s, which is no longer in play; nothing was changed."
+)
+NOT_THAT_NUMBER = _("That match is not match %(number)s; nothing was changed.")
+CROWNED_OTHERWISE = _(
+    "%(name)s’s tap was not recorded: match %(number)s did not open as this tablet expected; "
+    "nothing was changed."
+)
+CROWNED_OTHERWISE_UNNUMBERED = _(
+    "%(name)s’s tap was not recorded: its match did not open as this tablet expected; "
+    "nothing was changed."
+)
+KEY_REUSED = _(
+    "That key was already used for %(name)s’s tap in match %(number)s; nothing was changed."
+)
 UNKNOWN_PLAYER = _("That player is not seated in this match; nothing was changed.")
 ALREADY_OUT = _("%(name)s is already out; nothing was changed.")
 NOTHING_TO_UNDO = _("There is nothing to undo.")
@@ -200,6 +216,18 @@ def table_launch(*, name: str, player_names: Sequence[str], mode: str, by: User)
     return table
 
 
+@dataclass(frozen=True)
+class _Named:
+    """The match a tap names: its id (the page, and a tablet that saw it), else the crowning
+    whose next match the tablet predicted (after, the key of that crowning), else its number
+    on this table (scripts and the page without JavaScript). A number given with an id or
+    an after must agree with it."""
+
+    match_id: int | None
+    number: int | None
+    after_key: uuid.UUID | None
+
+
 def match_eliminate(
     *,
     table_id: int,
@@ -208,35 +236,89 @@ def match_eliminate(
     by: User,
     match_id: int | None = None,
     match_number: int | None = None,
+    after_key: uuid.UUID | None = None,
+    queued_by: User | None = None,
 ) -> TapResult:
     """Put a player out of an open match; the tap that leaves one standing crowns and files.
 
-    The match is named by its id, or by its number on this table (exactly one of the two):
-    a tablet that played on offline taps in a match whose id it never saw, and its tap
-    applies once the crowning before it has opened that match."""
-    if (match_id is None) == (match_number is None):
-        raise ValueError("name the match by exactly one of match_id and match_number")
+    The match is named by its id, by the key of the crowning that opened it (after_key), or
+    by its number on this table: a tablet that played on offline taps in a match whose id it
+    never saw, and its tap applies once that crowning has opened the match. A key already
+    used is answered from what it did, before any other refusal: a replay, or a refusal when
+    it named another tap. queued_by is the host whose tablet queued the tap, kept when it is
+    not the sender."""
+    if match_id is None and match_number is None and after_key is None:
+        raise ValueError("name the match by match_id, after_key or match_number")
+    named = _Named(match_id=match_id, number=match_number, after_key=after_key)
     try:
         return _match_eliminate(
             table_id=table_id,
-            match_id=match_id,
-            match_number=match_number,
+            named=named,
             player_id=player_id,
             key=key,
             by=by,
+            queued_by=queued_by,
         )
     except _Retried as retried:
         return _replay(retried.tap)
     except IntegrityError:
-        # The key is already used, yet the tap it names is not what was refused: it was
-        # undone, or it is on another table (or arrived there under that table's lock at this
-        # very moment). Its transaction is rolled back; say which.
-        earlier = Tap.objects.select_related("match").filter(key=key).first()
-        if earlier is None or earlier.match.table_id != table_id:
-            raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE) from None
-        if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE, code=Refusal.TAP_WAS_UNDONE) from None
-        return _replay(Tap.objects.select_related("match", "player").get(pk=earlier.pk))
+        # The key is already used, yet nothing was refused (its player is standing: the tap
+        # it names was undone, or is another player's, or on another table, or arrived there
+        # under that table's lock at this very moment). Its transaction is rolled back; say
+        # which, as if the key had been looked up first.
+        earlier = _known_tap(key)
+        if earlier is None:
+            raise
+        _check_known(earlier, table_id=table_id, named=named, player_id=player_id)
+        return _replay(earlier)
+
+
+def _known_tap(key: uuid.UUID) -> Tap | None:
+    return Tap.objects.select_related("match", "player").filter(key=key).first()
+
+
+def _opened_after(table_id: int, after_key: uuid.UUID, *, live: bool) -> Subquery:
+    """The id of the match the crowning with key after_key opened: the table's first match
+    after the crowning's (a close and reopen makes another match with the same number, so
+    the number alone cannot say). live: only while that crowning stands."""
+    crownings = Tap.objects.filter(key=after_key, match__table_id=table_id, place=2)
+    if live:
+        crownings = crownings.filter(undone_at__isnull=True)
+    return Subquery(
+        Match.objects.filter(table_id=table_id, pk__gt=Subquery(crownings.values("match_id")[:1]))
+        .order_by("pk")
+        .values("pk")[:1]
+    )
+
+
+def _same_match(match: Match, named: _Named) -> bool:
+    if named.number is not None and match.number != named.number:
+        return False
+    if named.match_id is not None:
+        return match.pk == named.match_id
+    if named.after_key is not None:
+        opened = _opened_after(match.table_id, named.after_key, live=False)
+        return Match.objects.filter(pk=opened).filter(pk=match.pk).exists()
+    return True  # the number, checked above
+
+
+def _check_known(earlier: Tap, *, table_id: int, named: _Named, player_id: int) -> None:
+    """Refuse unless the tap holding the key is the one this request asks for (then it is
+    a replay): a key names one tap, never silently another."""
+    same = (
+        earlier.match.table_id == table_id
+        and earlier.player_id == player_id
+        and _same_match(earlier.match, named)
+    )
+    if not same:
+        raise RuleError(
+            KEY_REUSED,
+            code=Refusal.KEY_REUSED,
+            name=earlier.player.name,
+            number=earlier.match.number,
+        )
+    if earlier.is_undone:
+        raise RuleError(TAP_WAS_UNDONE, code=Refusal.TAP_WAS_UNDONE)
 
 
 class _Retried(Exception):
@@ -247,38 +329,59 @@ class _Retried(Exception):
         super().__init__(tap.pk)
 
 
-def _bump_open_table(table_id: int, by: User) -> Stamped:
+def _bump_table(table_id: int) -> Stamped:
     """Lock the table by moving its version on (core.stamp.table_bump_returning: the lock,
-    the version the write leaves and the stamp, in one statement), then check the host may
-    change it and it is open."""
+    the version the write leaves and the stamp, in one statement)."""
     stamped = table_bump_returning(table_id=table_id)
     if stamped is None:
         raise Table.DoesNotExist
-    _check_may_change(stamped.table, by)
     return stamped
 
 
-def _seats_with_match(
-    table: Table, match_id: int | None, match_number: int | None
-) -> tuple[Match, list[Seat]]:
+def _name_of(seats: Sequence[Seat], player_id: int) -> str:
+    """The tapped player's name for a refusal naming them; an unknown player is not seated."""
+    seat = next((s for s in seats if s.player_id == player_id), None)
+    if seat is not None:
+        return seat.player.name
+    name = Player.objects.filter(pk=player_id).values_list("name", flat=True).first()
+    if name is None:
+        raise RuleError(UNKNOWN_PLAYER, code=Refusal.NOT_SEATED)
+    return name
+
+
+def _seats_with_match(table: Table, named: _Named, player_id: int) -> tuple[Match, list[Seat]]:
     """The match and its seats (with players), in one read, checked as _lock_match does.
     The table's lock already serialises every write on its matches. A match named by its
     number (a tablet that played on offline never saw its id) is the one filed or open
-    under that number."""
+    under that number; one named by the crowning before it is the match that crowning
+    opened, whatever its number."""
     query = Seat.objects.select_related("player", "match__first_dealer").order_by("position")
-    if match_id is not None:
-        seats = list(query.filter(match_id=match_id))
-    elif match_number is not None:
+    if named.match_id is not None:
+        seats = list(query.filter(match_id=named.match_id))
+    elif named.after_key is not None:
+        seats = list(query.filter(match_id=_opened_after(table.pk, named.after_key, live=True)))
+        if not seats or (named.number is not None and seats[0].match.number != named.number):
+            # That crowning is unknown here, undone, not a crowning, or opened another
+            # number: the match this tablet predicted never opened.
+            name = _name_of(seats, player_id)
+            if named.number is None:
+                raise RuleError(
+                    CROWNED_OTHERWISE_UNNUMBERED, code=Refusal.CROWNED_OTHERWISE, name=name
+                )
+            raise RuleError(
+                CROWNED_OTHERWISE, code=Refusal.CROWNED_OTHERWISE, name=name, number=named.number
+            )
+    elif named.number is not None:
         seats = list(
-            query.filter(match__table=table, match__number=match_number).exclude(
+            query.filter(match__table=table, match__number=named.number).exclude(
                 match__status=Match.Status.DISCARDED
             )
         )
         if not seats:
             # A number past the open match: its crowning has not happened (or was undone).
-            raise RuleError(MATCH_NOT_OPEN, code=Refusal.MATCH_NOT_OPEN, number=match_number)
+            raise RuleError(MATCH_NOT_OPEN, code=Refusal.MATCH_NOT_OPEN, number=named.number)
     else:
-        raise ValueError("name the match by exactly one of match_id and match_number")
+        raise ValueError("name the match by match_id, after_key or match_number")
     if not seats:
         # Every match is seated (at least MIN_PLAYERS), so no seats means no such match.
         raise RuleError(MATCH_NOT_FOUND, code=Refusal.MATCH_NOT_FOUND)
@@ -287,14 +390,23 @@ def _seats_with_match(
         seat.match = match  # one instance: the board reads the status this tap sets
     if match.table_id != table.pk:
         raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE)
+    if named.number is not None and match.number != named.number:
+        raise RuleError(NOT_THAT_NUMBER, code=Refusal.MATCH_NOT_FOUND, number=named.number)
     match.table = table
+    if match.status == Match.Status.DISCARDED:
+        # Named by id or by its crowning: the tablet meant that very match, not whichever
+        # opened later under its number.
+        raise RuleError(
+            TAP_MATCH_DISCARDED,
+            code=Refusal.MATCH_DISCARDED,
+            name=_name_of(seats, player_id),
+            number=match.number,
+        )
     return _check_open(match), seats
 
 
-def _target(
-    table: Table, match_id: int | None, match_number: int | None, player_id: int
-) -> tuple[Match, list[Seat], Seat]:
-    match, seats = _seats_with_match(table, match_id, match_number)
+def _target(table: Table, named: _Named, player_id: int) -> tuple[Match, list[Seat], Seat]:
+    match, seats = _seats_with_match(table, named, player_id)
     seat = next((s for s in seats if s.player_id == player_id), None)
     if seat is None:
         raise RuleError(UNKNOWN_PLAYER, code=Refusal.NOT_SEATED)
@@ -307,35 +419,40 @@ def _target(
 def _match_eliminate(
     *,
     table_id: int,
-    match_id: int | None,
-    match_number: int | None,
+    named: _Named,
     player_id: int,
     key: uuid.UUID,
     by: User,
+    queued_by: User | None,
 ) -> TapResult:
-    stamped = _bump_open_table(table_id, by)
+    stamped = _bump_table(table_id)
     table = stamped.table
     try:
-        match, seats, seat = _target(table, match_id, match_number, player_id)
+        _check_may_change(table, by)
+        match, seats, seat = _target(table, named, player_id)
     except RuleError:
-        # A retried tap is refused as if new (its player is out, its match filed): only
-        # then is the key looked up, under the table lock, so a retry racing its original
-        # sees it committed. A fresh tap never pays for the look-up; a key reused on a
-        # standing player is caught by the unique index (see match_eliminate).
-        earlier = Tap.objects.select_related("match", "player").filter(key=key).first()
+        # A retried tap is refused as if new (its player is out, its match filed, or its
+        # table closed since by another tablet): only then is the key looked up, under the
+        # table lock, so a retry racing its original sees it committed, and it is answered
+        # from what that key did before any refusal. A fresh tap never pays for the
+        # look-up; a key reused on a standing player is caught by the unique index (see
+        # match_eliminate).
+        earlier = _known_tap(key)
         if earlier is None:
             raise
-        if earlier.match.table_id != table.pk:
-            raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE) from None
-        if earlier.is_undone:
-            raise RuleError(TAP_WAS_UNDONE, code=Refusal.TAP_WAS_UNDONE) from None
+        _check_known(earlier, table_id=table.pk, named=named, player_id=player_id)
         raise _Retried(earlier) from None
 
     standing = [s for s in seats if s.place is None]
     seat.place = len(standing)
     seat.save(update_fields=["place"])
     tap = Tap.objects.create(
-        match=match, player=seat.player, place=seat.place, key=key, tapped_by=by
+        match=match,
+        player=seat.player,
+        place=seat.place,
+        key=key,
+        tapped_by=by,
+        queued_by=_queued_by(queued_by, by),
     )
 
     winner = next_match = None
@@ -376,6 +493,11 @@ def _match_eliminate(
     )
 
 
+def _queued_by(queued_by: User | None, by: User) -> User | None:
+    """Who queued an entry, kept only when another host sent it (NULL: the same one)."""
+    return queued_by if queued_by is not None and queued_by.pk != by.pk else None
+
+
 def _replay(tap: Tap) -> TapResult:
     match = tap.match
     crowned = tap.place == 2
@@ -406,24 +528,30 @@ def table_undo_last(
     by: User,
     drop_roster: bool = False,
     tap_key: uuid.UUID | None = None,
+    queued_by: User | None = None,
 ) -> UndoResult:
     """Take back the table's most recent tap, however far back; a crowning reopens its match.
 
     tap_id (the page's button) or tap_key (the tablet's queue) names the tap the host saw as
     the most recent: a repeated or late undo then refuses instead of taking back an older tap
-    the host never meant; an undo by key of a tap already undone is answered as a replay.
-    Undoing a crowning removes the match that opened after it; if that match was given a new
-    roster, the host must confirm (drop_roster) that the change goes with it."""
-    table = _lock_open_table(table_id, by)
+    the host never meant; an undo by key of a tap already undone is answered as a replay,
+    even once the table is closed or no longer this host's to change. Undoing a crowning
+    removes the match that opened after it; if that match was given a new roster, the host
+    must confirm (drop_roster) that the change goes with it. queued_by is the host whose
+    tablet queued the undo, kept when it is not the sender."""
+    table = Table.objects.select_for_update().get(pk=table_id)
     named = None
     if tap_key is not None:
         named = Tap.objects.select_related("player", "match").filter(key=tap_key).first()
+        if named is not None and named.match.table_id == table.pk and named.is_undone:
+            # A resent undo: answered from what it did, before any refusal of the table.
+            return UndoResult(tap=named, match=named.match, reopened=False, replayed=True)
+    _check_may_change(table, by)
+    if tap_key is not None:
         if named is None:
             raise RuleError(TAP_NEVER_RECORDED, code=Refusal.TAP_UNKNOWN)
         if named.match.table_id != table.pk:
             raise RuleError(TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
-        if named.is_undone:
-            return UndoResult(tap=named, match=named.match, reopened=False, replayed=True)
     elif tap_id is not None:
         named = Tap.objects.filter(pk=tap_id, match__table=table).first()
         if named is None:
@@ -467,7 +595,8 @@ def table_undo_last(
     match.seats.filter(player_id=latest.player_id).update(place=None)
     latest.undone_at = timezone.now()
     latest.undone_by = by
-    latest.save(update_fields=["undone_at", "undone_by"])
+    latest.undo_queued_by = _queued_by(queued_by, by)
+    latest.save(update_fields=["undone_at", "undone_by", "undo_queued_by"])
     table_bump(table)
     return UndoResult(tap=latest, match=match, reopened=reopened)
 

@@ -28,9 +28,11 @@ def long_word(name: str) -> bool:
     return any(len(word) > LONG_WORD for word in name.split())
 
 
-@register.simple_tag
-def board_state(board, table, is_host: bool) -> str:
-    """The board as a JSON data island (<script type="application/json" id="board-state">)."""
-    return json_script(
-        tap_queue.board_state(board=board, table=table, is_host=is_host), "board-state"
-    )
+@register.simple_tag(takes_context=True)
+def board_state(context, board, table, is_host: bool) -> str:
+    """The board as a JSON data island (<script type="application/json" id="board-state">),
+    with the viewer from the request in the context."""
+    request = context.get("request")
+    user = getattr(request, "user", None)
+    state = tap_queue.board_state(board=board, table=table, is_host=is_host, user=user)
+    return json_script(state, "board-state")

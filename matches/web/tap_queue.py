@@ -6,11 +6,12 @@ import functools
 from dataclasses import dataclass
 
 from django.http import HttpResponse
+from django.utils import timezone
 from django.utils.translation import get_language, ngettext
 
 from matches.core.errors import Refusal, RuleError
 from matches.play.services import TapResult, UndoResult
-from matches.rules import scoring
+from matches.rules import nights, scoring
 from matches.rules.limits import MAX_PLAYERS
 
 OUTCOME_HEADER = "X-Tap-Outcome"
@@ -53,10 +54,12 @@ def _points(mode: str, place: int) -> str:
     return ngettext("%(counter)s pt", "%(counter)s pts", points) % {"counter": points}
 
 
-def board_state(*, board, table, is_host: bool) -> dict:
+def board_state(*, board, table, is_host: bool, user=None) -> dict:
     """The board on screen as data: the queue predicts on top of it. Seats in seating order
     with their places; the latest live tap (its key names it in an undo); the result card's
-    places (an undone crowning puts them back); labels for every place in this mode."""
+    places (an undone crowning puts them back); labels for every place in this mode; the
+    viewer (an entry queued by one host and sent by another names who queued it); and when
+    tonight began (the tablet holds back entries queued before it)."""
     match = board.match
     seats = sorted(board.standing + board.out, key=lambda seat: seat.position)
     last = board.last_tap
@@ -70,6 +73,7 @@ def board_state(*, board, table, is_host: bool) -> dict:
         "open": table.is_open,
         "host": is_host,
         "match": match.number if match else None,
+        "match_id": match.pk if match else None,
         "dealer": match.first_dealer.name if match else None,
         "seats": [
             {"player": seat.player_id, "name": seat.player.name, "place": seat.place}
@@ -81,6 +85,7 @@ def board_state(*, board, table, is_host: bool) -> dict:
                 "player": last.player_id,
                 "name": last.player.name,
                 "number": last.match.number,
+                "match_id": last.match_id,
                 "place": last.place,
                 "crowned": board.undo_reopens,
             }
@@ -98,6 +103,12 @@ def board_state(*, board, table, is_host: bool) -> dict:
             if board.result is not None
             else None
         ),
+        "user": (
+            {"id": user.pk, "name": user.get_username()}
+            if user is not None and user.is_authenticated
+            else None
+        ),
+        "night": nights.night_start(timezone.now()).isoformat(),
         # Copies: the board's state is the caller's to change, the labels are every board's.
         **{name: dict(labels) for name, labels in _labels(mode, get_language()).items()},
     }

@@ -131,7 +131,7 @@ class TestTapByNumber:
         response = tap_by_number(host_client, table, "Ben", 1)
         assert response["X-Tap-Code"] == "table_closed"
 
-    def test_the_match_is_named_by_id_or_number_not_neither(self, host_client):
+    def test_a_tap_naming_no_match_is_refused(self, host_client):
         table = make_table()
         data = {"player": player_id(table, "Ben"), "key": uuid.uuid4()}
         response = host_client.post(reverse("matches:tap", args=[table.pk]), data, **HTMX)
@@ -139,8 +139,8 @@ class TestTapByNumber:
         assert not Tap.objects.exists()
         with pytest.raises(ValueError):
             services.match_eliminate(
-                table_id=table.pk, match_id=open_match(table).pk, match_number=1,
-                player_id=data["player"], key=uuid.uuid4(), by=table.created_by,
+                table_id=table.pk, player_id=data["player"], key=uuid.uuid4(),
+                by=table.created_by,
             )  # fmt: skip
 
     def test_the_number_is_this_tables(self, host_client):

@@ -156,7 +156,7 @@ def _board_or_redirect(
 @host_required
 @require_POST
 def table_tap(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    form = TapForm(request.POST)
+    form = TapForm(request.POST, sender=request.user)
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
         return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal())
@@ -188,7 +188,7 @@ def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         if not (may_change_table(request.user, table) and board.undo_drops_roster):
             return redirect("matches:table", table_id=table.pk)
         return render(request, "matches/undo_confirm.html", {"table": table, "board": board})
-    form = UndoForm(request.POST)
+    form = UndoForm(request.POST, sender=request.user)
     if not form.is_valid():
         messages.error(request, feedback.BAD_UNDO)
         return tap_queue.mark(_board_or_redirect(request, table.pk), tap_queue.refusal())
