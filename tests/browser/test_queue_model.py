@@ -55,13 +55,15 @@ PLAYERS = [["Ana", "Bob", "Cy", "Di"], ["Ana", "Bob", "Cy", "Di", "Eve"]]
 ACTIONS_PER_SEQUENCE = (12, 20)
 PRESSES = "brag.model.presses"
 NOTES = "brag.model.notes"
+NOTE_PREFIX = "brag.model.note: "
 DRAINED = "every tap recorded"
 SETTLE_MS = 1000  # tap-queue.js: a control that replaces the one pressed ignores presses
 HELD_AT_MOST_MS = 3000
 
 # Runs in every page before its own scripts: the press log and the note collector.
-RECORDER = """(() => {
-  const PRESSES = "__PRESSES__", NOTES = "__NOTES__";
+RECORDER = (
+    """(() => {
+  const PRESSES = "__PRESSES__", NOTES = "__NOTES__", NOTE_PREFIX = "__NOTE_PREFIX__";
   const read = (k) => { try { return JSON.parse(sessionStorage.getItem(k) || "[]"); }
                         catch (e) { return []; } };
   const push = (k, v) => { const a = read(k); a.push(v); sessionStorage.setItem(k, JSON.stringify(a)); };
@@ -94,7 +96,7 @@ RECORDER = """(() => {
     const before = notes.length;
     const add = (el) => {
       const text = el.textContent.trim();
-      if (text && !notes.includes(text)) { notes.push(text); }
+      if (text && !notes.includes(text)) { notes.push(text); console.info(NOTE_PREFIX + text); }
     };
     records.forEach((r) => r.addedNodes.forEach((n) => {
       if (n.nodeType !== 1) { return; }
@@ -103,7 +105,10 @@ RECORDER = """(() => {
     }));
     if (notes.length !== before) { sessionStorage.setItem(NOTES, JSON.stringify(notes)); }
   }).observe(document, { childList: true, subtree: true });
-})();""".replace("__PRESSES__", PRESSES).replace("__NOTES__", NOTES)
+})();""".replace("__PRESSES__", PRESSES)
+    .replace("__NOTES__", NOTES)
+    .replace("__NOTE_PREFIX__", NOTE_PREFIX)
+)
 
 # Reads a standing tile's key and the heading, and marks its form, in one go.
 READ_TILE = """([name, token]) => {
@@ -415,6 +420,45 @@ class Model:
         self.converge()
 
 
+def _fields(request) -> str:
+    """The fields a queued entry was posted with (multipart form data), for the log."""
+    try:
+        body = request.post_data or ""
+    except (PlaywrightError, UnicodeDecodeError):
+        return "?"
+    found = re.findall(r'name="(\w+)"\r\n\r\n([^\r]*)', body)
+    return " ".join(f"{k}={v}" for k, v in found if k != "csrfmiddlewaretoken")
+
+
+def watch(model: "Model", who: str) -> None:
+    """Log every tap and undo the tablet sends and how each was answered."""
+
+    def answered(response) -> None:
+        request = response.request
+        if request.method == "POST" and re.search(r"/(tap|undo)/$", request.url):
+            outcome = response.headers.get("x-tap-outcome")
+            code = response.headers.get("x-tap-code")
+            model.log.append(
+                f"    {who} sent {request.url.rsplit('/', 2)[-2]} {_fields(request)}: "
+                f"{response.status} {outcome} {code or ''}"
+            )
+
+    def failed(request) -> None:
+        if request.method == "POST" and re.search(r"/(tap|undo)/$", request.url):
+            model.log.append(
+                f"    {who} sent {request.url.rsplit('/', 2)[-2]} {_fields(request)}: "
+                f"failed ({request.failure})"
+            )
+
+    def console(message) -> None:
+        if message.text.startswith(NOTE_PREFIX):
+            model.log.append(f"    {who} console {message.text}")
+
+    model.pages[who].on("console", console)
+    model.pages[who].context.on("response", answered)
+    model.pages[who].context.on("requestfailed", failed)
+
+
 @pytest.fixture
 def tablets(browser, site):
     contexts = []
@@ -442,6 +486,8 @@ def test_a_tap_counts_once_whatever_the_host_does(site, tablets, seed):
         page.goto(f"{site}/tables/{table.pk}/")
         expect(page.locator("#queue-status")).to_contain_text(DRAINED)
     model = Model(site=site, table=table, rng=rng, pages=tablets)
+    for who in tablets:
+        watch(model, who)
     started = time.monotonic()
     try:
         for _ in range(rng.randint(*ACTIONS_PER_SEQUENCE)):
