@@ -182,9 +182,37 @@
     keepThisPage(false);
   });
 
+  // A table opened or closed since this page was rendered: its head, status line and
+  // scripts differ, so the whole page is loaded again (at most every 10 s, so a page that
+  // somehow keeps disagreeing does not reload in a loop).
+  function tableStateChanged(target) {
+    var marker = target.querySelector("[data-table-state]");
+    return marker !== null &&
+      marker.getAttribute("data-table-state") !== target.getAttribute("data-table-open");
+  }
+
+  function mayReload() {
+    try {
+      var last = parseInt(window.sessionStorage.getItem("brag.reloaded") || "0", 10);
+      if (Date.now() - last < 10000) {
+        return false;
+      }
+      window.sessionStorage.setItem("brag.reloaded", String(Date.now()));
+    } catch (error) {
+      // no storage: reload all the same; the reloaded page agrees with its fragments
+    }
+    return true;
+  }
+
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail && event.detail.target;
     if (!target || target.id !== "live") {
+      return;
+    }
+    var config = event.detail.requestConfig;
+    var isPoll = config && config.verb === "get";
+    if (isPoll && tableStateChanged(target) && mayReload()) {
+      window.location.reload();
       return;
     }
     keepThisPage(false);
