@@ -3,16 +3,20 @@ a cache never offers a used key or an old match, a double tap never lands on the
 that just appeared, a queued tap never lands in another game, and a queue belongs to the
 host who made it."""
 
+import datetime
+import json
 import re
+import uuid
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from matches.models import Match, Tap
 from matches.play import services
 from tests.browser.helpers import PASSWORD, SYNC_TIMEOUT_MS, log_in, player_button, tablet
-from tests.factories import make_host, make_table, open_match, places, tap
+from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.browser
 THREE = ["Ann", "Ben", "Cara"]
@@ -326,3 +330,34 @@ class TestTheQueueBelongsToAHost:
         assert not Tap.objects.exists()
         expect(player_button(page, "Dev")).to_be_enabled()
         page.context.close()
+
+    def test_taps_from_an_earlier_night_wait_for_the_hosts_say(self, browser, site):
+        table = make_table(players=FOUR)
+        host = table.created_by
+        match = open_match(table)
+        dev = seat_of(match, "Dev").player
+        entry = {
+            "kind": "tap",
+            "key": str(uuid.uuid4()),
+            "match_id": match.pk,
+            "number": 1,
+            "player": dev.pk,
+            "name": "Dev",
+            "by": {"id": host.pk, "name": host.username},
+            "at": (timezone.now() - datetime.timedelta(days=2)).isoformat(),
+        }
+        context = tablet(browser)
+        context.add_init_script(
+            f"localStorage.setItem('brag.queue.{table.pk}', {json.dumps(json.dumps([entry]))});"
+        )
+        page = context.new_page()
+        log_in(page, site)
+        page.goto(f"{site}/tables/{table.pk}/")
+        held = page.locator(".queue-held")
+        expect(held).to_contain_text("1 tap from an earlier night is waiting on this tablet.")
+        page.wait_for_timeout(1500)
+        assert not Tap.objects.exists()
+        held.get_by_role("button", name="Send them").click()
+        settled(page)
+        assert live_taps(table) == [(1, "Dev")]
+        context.close()
