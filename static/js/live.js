@@ -1,30 +1,66 @@
 // Brag Tables: what a watcher sees of the polling. "live · updated 3 s ago" while the polls
-// come back, "connection lost" when they stop; and the result card that a tap hides. The
-// page works without it (it then refreshes itself); app.js does the polling's ETags.
+// (or the tap queue's answers) come back, "offline · last contact 21:14" when they do not;
+// and the result card that a tap hides. The page works without it (it then refreshes
+// itself); app.js does the polling's ETags.
 (function () {
   "use strict";
   var DISMISSED = "brag-dismissed-results";
   var box = document.getElementById("live-status");
   var text = box ? box.querySelector(".live-text") : null;
   var poll = box ? parseInt(box.getAttribute("data-poll"), 10) || 3 : 3;
+  var root = document.documentElement;
+
+  function attributeTime(element, name) {
+    var value = element ? parseInt(element.getAttribute(name), 10) : NaN;
+    return isNaN(value) ? null : value;
+  }
+
+  // The last contact with the server (ms), and whether the last poll or answer succeeded.
+  // A page the network just brought is a contact; a copy the service worker kept (sw.js) is
+  // not: it is offline from the start, its last contact when its board was received.
+  var keptCopy = root.hasAttribute("data-kept-copy");
   var last = Date.now();
-  var failed = false;
+  var ok = !keptCopy;
+  if (keptCopy) {
+    last = attributeTime(root, "data-kept-at") || attributeTime(box, "data-rendered-at") || last;
+  }
+
+  function clock(ms) {
+    var lang = root.getAttribute("lang") || undefined;
+    try {
+      return new Date(ms).toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+    } catch (error) {
+      return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    }
+  }
 
   function render() {
     if (!box) {
       return;
     }
     var seconds = Math.max(0, Math.round((Date.now() - last) / 1000));
-    // Three missed polls count as lost even without an error: a dead wifi may say nothing.
-    var lost = failed || seconds > poll * 3 + 2;
-    box.classList.toggle("is-lost", lost);
-    if (lost) {
-      text.textContent = box.getAttribute("data-lost").replace("{seconds}", seconds);
+    // "live" only when the last poll or answer succeeded, the browser has a network, and
+    // one came lately: three missed polls count as offline even without an error (a dead
+    // wifi may say nothing; the tap queue holds the polls back only while it sends).
+    var live = ok && navigator.onLine !== false && seconds <= poll * 3 + 2;
+    box.classList.toggle("is-lost", !live);
+    if (!live) {
+      text.textContent = box.getAttribute("data-offline").replace("{time}", clock(last));
     } else if (seconds < 1) {
       text.textContent = box.getAttribute("data-live-now");
     } else {
       text.textContent = box.getAttribute("data-live").replace("{seconds}", seconds);
     }
+  }
+
+  function contact(succeeded, at) {
+    ok = succeeded;
+    if (succeeded) {
+      last = at || Date.now();
+    } else if (at) {
+      last = at; // tap-queue.js names when its kept board was received
+    }
+    render();
   }
 
   function dismissed() {
@@ -52,18 +88,19 @@
 
   document.addEventListener("htmx:afterRequest", function (event) {
     var xhr = event.detail.xhr;
-    if (xhr && ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 304)) {
-      last = Date.now();
-      failed = false;
-    } else {
-      failed = true;
-    }
-    render();
+    contact(Boolean(xhr && ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 304)));
   });
   document.addEventListener("htmx:sendError", function () {
-    failed = true;
-    render();
+    contact(false);
   });
+  // tap-queue.js after each of its fetches: {ok: the server answered with the app's answer,
+  // at: when (ms; optional)}.
+  document.addEventListener("brag:contact", function (event) {
+    var detail = event.detail || {};
+    contact(Boolean(detail.ok), typeof detail.at === "number" ? detail.at : null);
+  });
+  window.addEventListener("offline", render);
+  window.addEventListener("online", render);
   document.addEventListener("htmx:afterSwap", hideDismissedCards);
 
   document.addEventListener("click", function (event) {

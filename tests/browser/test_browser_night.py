@@ -175,9 +175,9 @@ class TestSpectator:
         page.route(
             re.compile(r".*/tables/\d+/$"), lambda route: route.abort("internetdisconnected")
         )
-        expect(status).to_contain_text("connection lost", timeout=SYNC_TIMEOUT_MS)
+        expect(status).to_contain_text("offline · last contact", timeout=SYNC_TIMEOUT_MS)
         page.unroute(re.compile(r".*/tables/\d+/$"))
-        expect(status).not_to_contain_text("connection lost", timeout=SYNC_TIMEOUT_MS)
+        expect(status).not_to_contain_text("offline", timeout=SYNC_TIMEOUT_MS)
         page.context.close()
 
 

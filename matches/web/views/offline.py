@@ -25,6 +25,7 @@ SHELL_STATIC = [
     "css/app.css",
     "js/app.js",
     "js/live.js",
+    "js/tap-logic.js",
     "js/tap-queue.js",
     "htmx/htmx.min.js",
     "img/icon.svg",
@@ -35,6 +36,10 @@ SHELL_STATIC = [
 THEME_COLOUR = "#14613f"
 BACKGROUND_COLOUR = "#f4f1ea"
 FAVICON = Path(settings.BASE_DIR) / "static" / "img" / "favicon.ico"
+# Every page the worker keeps is rendered from these: a deployment that changes a template
+# (or the worker's own code, templates/matches/sw.js) must change the worker's bytes too, or
+# the tablet keeps serving copies whose markup the new scripts no longer read.
+TEMPLATES_ROOT = Path(settings.BASE_DIR) / "templates"
 
 
 def hashed_static() -> bool:
@@ -43,17 +48,37 @@ def hashed_static() -> bool:
     return isinstance(staticfiles_storage, ManifestFilesMixin)
 
 
+def _static_url(path: str) -> str | None:
+    """The file's URL, or None if this deployment has no such file: the worker's install
+    fails whole on one missing URL, so a file not (yet) shipped is left out, not named."""
+    if hashed_static():
+        try:
+            return static(path)
+        except ValueError:  # not in the manifest
+            return None
+    return static(path) if finders.find(path) else None
+
+
 def shell_urls() -> list[str]:
-    return [static(path) for path in SHELL_STATIC] + [
-        reverse("matches:manifest"),
-        reverse("matches:favicon"),
-    ]
+    present = [url for url in map(_static_url, SHELL_STATIC) if url is not None]
+    return [*present, reverse("matches:manifest"), reverse("matches:favicon")]
 
 
 def shell_version(urls: list[str], extra: str = "") -> str:
-    """The worker's version: it changes whenever a shell file's hashed name does, so a new
-    deployment changes the worker's bytes and the browser installs it."""
-    return hashlib.blake2s("\n".join([*urls, extra]).encode(), digest_size=8).hexdigest()
+    """The worker's version: it changes whenever a shell file's hashed name does, or any
+    template, so a new deployment changes the worker's bytes and the browser installs it."""
+    parts = [*urls, extra, _templates_digest()]
+    return hashlib.blake2s("\n".join(parts).encode(), digest_size=8).hexdigest()
+
+
+@cache
+def _templates_digest() -> str:
+    """Every file under templates/ (sw.js among them), by path and contents: once per process."""
+    digest = hashlib.blake2s(digest_size=8)
+    for path in sorted(p for p in TEMPLATES_ROOT.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(TEMPLATES_ROOT).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @cache
@@ -63,7 +88,7 @@ def _contents_digest() -> str:
     for path in SHELL_STATIC:
         found = finders.find(path)
         if found:
-            digest.update(Path(found).read_bytes())
+            digest.update(path.encode() + b"\0" + Path(found).read_bytes())
     return digest.hexdigest()
 
 

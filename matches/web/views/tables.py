@@ -34,6 +34,8 @@ from matches.web.forms import (
 from matches.web.htmx import HtmxHttpRequest
 
 POLL_SECONDS = 3
+# A closed table's page and TV poll slowly, to notice a reopen (the page then reloads).
+CLOSED_POLL_SECONDS = 30
 BOARD_ETAG_HEADER = "X-Board-ETag"
 
 
@@ -91,6 +93,7 @@ def _render_board(
         # One key per rendered button: a double tap or a retried request repeats it.
         "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
         "poll_seconds": POLL_SECONDS,
+        "closed_poll_seconds": CLOSED_POLL_SECONDS,
         "tonight": tonight_rows,
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
@@ -349,6 +352,7 @@ def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
             "tonight": tonight_rows,
             "ratings": ratings,
             "poll_seconds": POLL_SECONDS,
+            "closed_poll_seconds": CLOSED_POLL_SECONDS,
         }
         template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
         return render(request, template, context)
