@@ -108,6 +108,9 @@
     if (!card || (event.target.closest("a") && !event.target.closest(".result-hide"))) {
       return;
     }
+    if (document.documentElement.hasAttribute("data-settling")) {
+      return; // the second tap of the double tap that crowned: the card is the news
+    }
     var seen = dismissed();
     seen.push(card.getAttribute("data-result"));
     try {
