@@ -19,6 +19,7 @@
   var tableId = status.getAttribute("data-table");
   var QUEUE_KEY = "brag.queue." + tableId;
   var BOARD_KEY = "brag.board." + tableId;
+  var NOTES_KEY = "brag.notes." + tableId; // explanations survive a reload (a close reloads)
   var SESSION_KEY = "brag.session"; // app.js: the user id of the last page the network served
   var BACKOFF = [1000, 2000, 4000, 8000, 15000];
   // A control that takes the place of the one just pressed ignores presses this long: the
@@ -28,11 +29,14 @@
   var entries = load(QUEUE_KEY) || [];
   var server = null; // the newest board seen, as data
   var drawn = null; // the board whose tiles are on screen as the server rendered them
+  // The board the page's own message and result card speak of: the page's at start, then
+  // each swapped answer's or poll's. They are hidden while the board shown is another.
+  var pageBoard = null;
   var sending = false;
   var failures = 0;
   var timer = null;
   var loginNeeded = false;
-  var notes = []; // sentences explaining refused entries, newest last
+  var notes = load(NOTES_KEY) || []; // sentences explaining refused entries, newest last
   var unsaved = false; // the queue could not be written to storage: a reload would lose it
   var settleUntil = 0;
   var settleTimer = null;
@@ -240,7 +244,8 @@
       var out = result.seats.filter(function (s) { return s.place !== 1; }).map(function (s) { return s.name; });
       body = el("p", { class: "result-out", text: out.join(", ") });
     }
-    return el("section", { class: "result-card" + (pending ? " is-pending" : ""), id: "result-card-data" }, [
+    var id = pending ? "result-card-pending" : "result-card-kept";
+    return el("section", { class: "result-card" + (pending ? " is-pending" : ""), id: id }, [
       el("div", { role: "status" }, [heading]),
       body,
     ]);
@@ -314,10 +319,9 @@
     }
     var side = board.querySelector("#board-side");
     if (side) {
-      var old = side.querySelector("#result-card-data");
-      if (old) {
+      side.querySelectorAll("#result-card-pending, #result-card-kept").forEach(function (old) {
         old.remove();
-      }
+      });
       var pageCard = side.querySelector("#result-card");
       var untouched = logic.standingCount(p.seats) === p.seats.length;
       var result = p.resultPending ? p.result : server.result;
@@ -330,9 +334,11 @@
       if (card && !pageShowsIt) {
         side.appendChild(dataCard(card, p.resultPending));
       }
-      side.querySelectorAll(".messages").forEach(function (m) {
-        m.hidden = true; // the server's last sentence is about a board that is not the one shown
-      });
+      if (ready.length || server !== pageBoard) {
+        side.querySelectorAll(".messages").forEach(function (m) {
+          m.hidden = true; // the server's last sentence is about a board that is not the one shown
+        });
+      }
     }
     settle();
   }
@@ -346,31 +352,31 @@
     settleTimer = window.setTimeout(function () {
       settleUntil = 0;
       document.documentElement.removeAttribute("data-settling");
-      settle();
+      settle(true);
     }, SETTLE_MS);
   }
 
-  function settle() {
+  // While settling (or on another login's kept page) every tile and Undo is held; when the
+  // settle time ends, every one is released, whichever rendering put it there (a poll may
+  // have swapped in new buttons meanwhile, and htmx's settling copies classes across).
+  function settle(release) {
     var board = live();
     if (!board) {
       return;
     }
     var holding = settleUntil > Date.now() || readOnly;
+    if (!holding && !release) {
+      return;
+    }
     board.querySelectorAll("#tiles .tap-form button, .undo-slot button, .undo-slot a.button").forEach(function (b) {
-      if (holding) {
-        if (b.tagName === "A") {
+      if (b.tagName === "A") {
+        if (holding) {
           b.setAttribute("aria-disabled", "true");
         } else {
-          b.disabled = true;
-        }
-        b.classList.add("is-settling");
-      } else if (b.classList.contains("is-settling")) {
-        if (b.tagName === "A") {
           b.removeAttribute("aria-disabled");
-        } else {
-          b.disabled = false;
         }
-        b.classList.remove("is-settling");
+      } else {
+        b.disabled = holding;
       }
     });
   }
@@ -406,17 +412,36 @@
     status.hidden = false;
   }
 
+  // Beside the tiles; on a board without them (the table closed) above the board, so a
+  // tap refused there is still explained by name.
   function notesBox() {
     var side = document.getElementById("board-side");
-    if (!side) {
+    var board = live();
+    var outside = board && board.parentNode ? board.parentNode.querySelector(":scope > .queue-notes") : null;
+    if (side) {
+      if (outside) {
+        outside.remove();
+      }
+      var box = side.querySelector(".queue-notes");
+      if (!box) {
+        box = el("div", { class: "queue-notes", role: "alert" });
+        side.insertBefore(box, side.firstChild);
+      }
+      return box;
+    }
+    if (!board || !board.parentNode) {
       return null;
     }
-    var box = side.querySelector(".queue-notes");
-    if (!box) {
-      box = el("div", { class: "queue-notes", role: "alert" });
-      side.insertBefore(box, side.firstChild);
+    if (!outside) {
+      outside = el("div", { class: "queue-notes", role: "alert" });
+      board.parentNode.insertBefore(outside, board);
     }
-    return box;
+    return outside;
+  }
+
+  function setNotes(list) {
+    notes = list.slice(-3);
+    store(NOTES_KEY, notes);
   }
 
   // Entries held for the host's say: queued by another host on this tablet, or on an earlier
@@ -600,11 +625,10 @@
       holder.innerHTML = html;
       var message = holder.querySelector(".message-error");
       var reason = message ? message.textContent.trim() : "";
-      notes.push(refusalSentence(entry, response.headers.get("X-Tap-Code"), reason));
+      setNotes(notes.concat([refusalSentence(entry, response.headers.get("X-Tap-Code"), reason)]));
     } else if (!outcome) {
-      notes.push(refusalSentence(entry, "", String(response.status)));
+      setNotes(notes.concat([refusalSentence(entry, "", String(response.status))]));
     }
-    notes = notes.slice(-3);
     refresh();
     entries = logic.afterAnswer(entries, entry, outcome);
     saveQueue();
@@ -625,7 +649,7 @@
   }
 
   function enqueue(entry, before) {
-    notes = []; // an explanation stays on screen until the host's next tap
+    setNotes([]); // an explanation stays on screen until the host's next tap
     // A poll already on its way may carry a board from before this entry's answer: it
     // would land after that answer and draw the old board over it. Polls resume when the
     // queue is empty.
@@ -696,8 +720,14 @@
     enqueue({ kind: "undo", key: uuid(), tap_key: top.key, player: top.player, name: top.name, number: top.number }, p);
   }, true);
 
-  // The host's say on entries held for it.
+  // The host's say on entries held for it; and the Undo that asks first on a page of its
+  // own (a link) is held while it settles, as the buttons are.
   document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest(".undo-slot a") : null;
+    if (link && (readOnly || settleUntil > Date.now())) {
+      event.preventDefault();
+      return;
+    }
     var button = event.target.closest ? event.target.closest("[data-held]") : null;
     if (!button) {
       return;
@@ -713,7 +743,7 @@
       });
     } else {
       entries = entries.filter(function (e) { return keys.indexOf(e.key) === -1; });
-      notes = [say(held.length === 1 ? "held-discarded-one" : "held-discarded-other", { count: held.length })];
+      setNotes([say(held.length === 1 ? "held-discarded-one" : "held-discarded-other", { count: held.length })]);
     }
     saveQueue();
     drawn = null;
@@ -760,6 +790,7 @@
       }
       adoptServerState(state);
       drawn = server;
+      pageBoard = server;
       render();
     }
   });
@@ -810,7 +841,8 @@
   if (server && server === island && !keptCopy) {
     adoptServerState(island);
   }
-  drawn = null;
+  drawn = null; // drawn afresh all the same: the page's keys may have been sent already
+  pageBoard = island;
   render();
   if (keptCopy) {
     failures = 1;

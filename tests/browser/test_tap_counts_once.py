@@ -99,6 +99,10 @@ def reload_from_a_stale_copy(page, html):
     page.context.unroute(re.compile(r".*/tables/\d+/$"), stale)
 
 
+def tile_place(page, name):
+    return page.locator("#tiles > li", has_text=name).locator(".tile-place")
+
+
 def live_taps(table):
     return [
         (t.match.number, t.player.name)
@@ -138,7 +142,7 @@ class TestTheNewestBoardWins:
         cut_off(page)
         reload_from_a_stale_copy(page, stale)
         expect(page.get_by_role("heading", name="Match 2")).to_be_visible()
-        expect(page.locator("#result-card, #result-card-data").first).to_contain_text(
+        expect(page.locator("#result-card, #result-card-kept").first).to_contain_text(
             "Ann wins match 1!"
         )
         page.wait_for_timeout(1100)  # the next match's tiles settle
@@ -228,6 +232,23 @@ class TestHumanDoubleTaps:
         expect(page.get_by_role("button", name=re.compile(r"reopens match 1"))).to_be_visible()
         page.context.close()
 
+    def test_tiles_a_poll_swaps_in_while_they_settle_are_released(self, browser, site):
+        # Found by the model test: a poll landing within the settle time left the tiles it
+        # drew disabled until the table next changed.
+        table = make_table(players=FOUR)
+        page = host_tablet(browser, site, table)
+        player_button(page, "Ann").click()
+        settled(page)
+        page.wait_for_timeout(1500)
+        page.get_by_role("button", name=re.compile(r"^Undo Ann out")).click()
+        settled(page)
+        tap(table, "Ben")  # another tablet, while this one's Undo settles
+        page.evaluate("htmx.ajax('GET', location.pathname, {target: '#live', swap: 'innerHTML'})")
+        expect(tile_place(page, "Ben")).to_have_text("4th")
+        expect(player_button(page, "Cara")).to_be_enabled(timeout=3000)
+        expect(player_button(page, "Ann")).to_be_enabled()
+        page.context.close()
+
 
 class TestQueuedTapsStayInTheirGame:
     def test_a_tap_queued_before_a_close_and_reopen_is_refused_by_name(self, browser, site):
@@ -247,6 +268,23 @@ class TestQueuedTapsStayInTheirGame:
         expect(notes(page).first).to_contain_text("Dev’s tap was not recorded")
         expect(notes(page).first).to_contain_text("no longer in play")
         expect(player_button(page, "Dev")).to_be_visible()
+        page.context.close()
+
+    def test_a_tap_refused_because_the_table_closed_is_explained_by_name(self, browser, site):
+        # Found by the model test: the closed table's board had no place for the sentence,
+        # and the page's reload on the closed table lost it.
+        table = make_table(players=FOUR)
+        page = host_tablet(browser, site, table)
+        cut_off(page)
+        player_button(page, "Ann").click()
+        expect(status(page)).to_contain_text("1 tap waiting")
+        services.table_close(table_id=table.pk, by=table.created_by)
+        reconnect(page)
+        sentence = "Ann’s tap was not recorded: the table was closed."
+        expect(notes(page).first).to_have_text(sentence, timeout=20000)
+        page.reload()
+        expect(notes(page).first).to_have_text(sentence)
+        assert live_taps(table) == []
         page.context.close()
 
     def test_taps_in_a_predicted_match_are_refused_when_it_was_crowned_otherwise(
