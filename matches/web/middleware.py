@@ -14,6 +14,35 @@ from django.urls import reverse
 from matches.org import hosts
 
 
+def permissions_policy(response: HttpResponse) -> HttpResponse:
+    """Denies the answer every browser feature the app never uses (settings'
+    PERMISSIONS_POLICY_DENIED)."""
+    response.headers.setdefault("Permissions-Policy", _permissions_policy())
+    return response
+
+
+@functools.cache
+def _permissions_policy() -> str:
+    return ", ".join(f"{feature}=()" for feature in settings.PERMISSIONS_POLICY_DENIED)
+
+
+@receiver(setting_changed)
+def _forget_permissions_policy(*, setting: str, **kwargs) -> None:
+    if setting == "PERMISSIONS_POLICY_DENIED":
+        _permissions_policy.cache_clear()
+
+
+class PermissionsPolicyMiddleware:
+    """Sends the Permissions-Policy header, built once per process, on every answer (beside
+    SecurityMiddleware's headers)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return permissions_policy(self.get_response(request))
+
+
 class FirstHostMiddleware:
     """Until the first host account exists, every page leads to the page that creates it:
     there is no default account or password to forget to change."""

@@ -312,6 +312,9 @@ class TestThePollsOwnWork:
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin",
             "Cross-Origin-Opener-Policy": "same-origin",
+            "Permissions-Policy": ", ".join(
+                f"{feature}=()" for feature in settings.PERMISSIONS_POLICY_DENIED
+            ),
         }
 
     def test_the_csp_header_is_django_csps_and_follows_the_settings(self, host, client):
