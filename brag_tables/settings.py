@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, before anything reads the body: no multipart, nothing over the cap below.
+    "matches.web.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "matches.web.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -191,6 +193,14 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# The app takes no uploads and no form of ours comes near 64 KiB (ten 40-letter names, the
+# showdown judge's 16 KB of JSON): a bigger body is refused unread (RequestBodyLimitMiddleware),
+# and Django's own limits agree, with any file kept in memory, never in a temporary file.
+REQUEST_BODY_MAX_BYTES = 64 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
+FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.MemoryFileUploadHandler"]
 
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
