@@ -2,6 +2,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.functional import lazy
@@ -216,6 +217,10 @@ class LoginForm(AuthenticationForm):
         if len(self.cleaned_data.get("username") or "") > self.username_field.max_length:
             raise self.get_invalid_login_error()
         return super().clean()
+
+
+class AdminLoginForm(LoginForm, AdminAuthenticationForm):
+    """The admin's login form (staff only, its own wording) with the same guard."""
 
 
 class FirstHostForm(UserCreationForm):
