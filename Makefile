@@ -1,16 +1,20 @@
-# Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite); `make test` runs
-# the whole suite. Both set up .venv from the pinned requirements first.
+# Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite) with gunicorn, as
+# configured in gunicorn.conf.py; `make test` runs the whole suite. Both set up .venv from the
+# pinned requirements first.
 # `make run HOST=0.0.0.0` serves the pub's wifi too: the machine's LAN address is allowed
 # automatically and printed with a QR code for the tablets. PORT=8080 picks another port.
+# `make dev` is the same with Django's autoreloading development server, for working on it.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# gunicorn's --bind wants an IPv6 address in brackets (HOST=:: or HOST=::1).
+BIND := $(if $(findstring :,$(HOST)),[$(HOST)],$(HOST)):$(PORT)
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
 
-.PHONY: run test test-js test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
+.PHONY: run dev serve-setup test test-js test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit("Brag Tables needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -31,11 +35,19 @@ setup-dev: $(VENV)/.dev
 migrate: setup
 	$(LOCAL_ENV) $(PY) manage.py migrate --noinput
 
-run: migrate
+# Static files are collected for WhiteNoise, which serves them from the app itself.
+serve-setup: migrate
 	$(LOCAL_ENV) $(PY) manage.py collectstatic --noinput --verbosity 0
 	@$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py lan_address --host $(HOST) --port $(PORT)
 	@echo "Ctrl+C to stop."
-	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py runserver $(HOST):$(PORT)
+
+# The night's server: gunicorn with gunicorn.conf.py's workers (read from this directory).
+run: serve-setup
+	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(VENV)/bin/gunicorn brag_tables.wsgi --bind $(BIND)
+
+# Django's development server, which reloads on every code change: not for the night.
+dev: serve-setup
+	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py runserver $(BIND)
 
 test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run

@@ -182,13 +182,14 @@ def main() -> None:
     from django.core.cache import cache
     from django.core.management import call_command
     from django.db import connection
-    from django.test import Client, override_settings
+    from django.test import override_settings
     from django.utils import timezone
 
     from bench.seed import seed_league
     from matches.models import Match, Season, Seat
     from matches.play import services
     from matches.web import caching
+    from tests.clients import FormClient
 
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
     with override_settings(
@@ -221,7 +222,7 @@ def main() -> None:
 
         month_end = timezone.localdate().isoformat()
         month_start = (timezone.localdate() - timezone.timedelta(days=30)).isoformat()
-        viewer, tablet = Client(), Client()
+        viewer, tablet = FormClient(), FormClient()
         tablet.force_login(host)
         board_url = f"/tables/{live.pk}/board/"
 

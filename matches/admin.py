@@ -8,6 +8,11 @@ from matches.core.stamp import standings_changed, tables_bump
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
 from matches.results.filing import players_recount
 from matches.results.players import player_name_available
+from matches.web.forms import AdminLoginForm
+
+# The admin's login refuses an overlong username before django-axes records it, as the
+# app's own login does.
+admin.site.login_form = AdminLoginForm
 
 
 class ReadOnlyInline(admin.TabularInline):

@@ -1,5 +1,6 @@
-from django.urls import path
+from django.urls import path, register_converter
 
+from matches.web.converters import IdConverter
 from matches.web.views import language as views_language
 from matches.web.views import league as views_league
 from matches.web.views import offline
@@ -11,6 +12,9 @@ from matches.web.views import tables as views
 
 app_name = "matches"
 
+# Ids and match numbers in paths: digits within the databases' 64-bit range, else a 404.
+register_converter(IdConverter, "id")
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("sw.js", offline.service_worker, name="service_worker"),
@@ -18,30 +22,30 @@ urlpatterns = [
     path("favicon.ico", offline.favicon, name="favicon"),
     path("setup/", views.setup, name="setup"),
     path("tables/new/", views.table_new, name="table_new"),
-    path("tables/<int:table_id>/", views.table_detail, name="table"),
-    path("tables/<int:table_id>/tap/", views.table_tap, name="tap"),
-    path("tables/<int:table_id>/undo/", views.table_undo, name="undo"),
-    path("tables/<int:table_id>/roster/", views.table_roster, name="roster"),
-    path("tables/<int:table_id>/close/", views.table_close, name="close"),
-    path("tables/<int:table_id>/reopen/", views.table_reopen, name="reopen"),
-    path("tables/<int:table_id>/qr.svg", views.table_qr, name="qr"),
-    path("tables/<int:table_id>/matches/", views.table_matches, name="matches"),
-    path("tables/<int:table_id>/matches/<int:number>/", views.match_detail, name="match"),
-    path("tables/<int:table_id>/board/", views.table_tv, name="tv"),
-    path("tables/<int:table_id>/standings/", views_standings.standings, name="table_standings"),
-    path("tables/<int:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
+    path("tables/<id:table_id>/", views.table_detail, name="table"),
+    path("tables/<id:table_id>/tap/", views.table_tap, name="tap"),
+    path("tables/<id:table_id>/undo/", views.table_undo, name="undo"),
+    path("tables/<id:table_id>/roster/", views.table_roster, name="roster"),
+    path("tables/<id:table_id>/close/", views.table_close, name="close"),
+    path("tables/<id:table_id>/reopen/", views.table_reopen, name="reopen"),
+    path("tables/<id:table_id>/qr.svg", views.table_qr, name="qr"),
+    path("tables/<id:table_id>/matches/", views.table_matches, name="matches"),
+    path("tables/<id:table_id>/matches/<id:number>/", views.match_detail, name="match"),
+    path("tables/<id:table_id>/board/", views.table_tv, name="tv"),
+    path("tables/<id:table_id>/standings/", views_standings.standings, name="table_standings"),
+    path("tables/<id:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
     path("standings/", views_standings.standings, name="standings"),
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),
-    path("players/<int:player_id>/", views_league.player_detail, name="player"),
-    path("players/<int:player_id>/rename/", views_players.player_rename, name="player_rename"),
-    path("players/<int:player_id>/merge/", views_players.player_merge, name="player_merge"),
-    path("api/tables/<int:table_id>/", views.api_table, name="api_table"),
+    path("players/<id:player_id>/", views_league.player_detail, name="player"),
+    path("players/<id:player_id>/rename/", views_players.player_rename, name="player_rename"),
+    path("players/<id:player_id>/merge/", views_players.player_merge, name="player_merge"),
+    path("api/tables/<id:table_id>/", views.api_table, name="api_table"),
     path("api/standings/", views_standings.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
     path("seasons/new/", views_seasons.season_new, name="season_new"),
-    path("seasons/<int:season_id>/edit/", views_seasons.season_edit, name="season_edit"),
-    path("seasons/<int:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
-    path("api/players/<int:player_id>/", views_league.api_player, name="api_player"),
+    path("seasons/<id:season_id>/edit/", views_seasons.season_edit, name="season_edit"),
+    path("seasons/<id:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
+    path("api/players/<id:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
     path("language/", views_language.language_switch, name="language"),
     path("rules/", views_rules.rules, name="rules"),

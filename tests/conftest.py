@@ -2,11 +2,12 @@ import os
 
 import hypothesis
 import pytest
-from django.test import Client, override_settings
+from django.test import override_settings
 from hypothesis import HealthCheck
 
 from matches.core import kept
 from matches.org import hosts
+from tests.clients import FormClient
 from tests.factories import make_host
 
 # The property tests' settings. Most of them drive the database through pytest-django's
@@ -59,6 +60,12 @@ def _fresh_process_memory():
 
 
 @pytest.fixture
+def client() -> FormClient:
+    """pytest-django's client, posting dicts urlencoded as a browser does."""
+    return FormClient()
+
+
+@pytest.fixture
 def host(db):
     host = make_host()
     hosts.host_exists()  # learnt, as a running process has: no query per request
@@ -66,15 +73,15 @@ def host(db):
 
 
 @pytest.fixture
-def host_client(host) -> Client:
-    client = Client()
+def host_client(host) -> FormClient:
+    client = FormClient()
     client.force_login(host)
     return client
 
 
 @pytest.fixture
-def csrf_client(host) -> Client:
+def csrf_client(host) -> FormClient:
     """A logged-in browser that, like a real one, must send the CSRF token."""
-    client = Client(enforce_csrf_checks=True)
+    client = FormClient(enforce_csrf_checks=True)
     client.force_login(host)
     return client

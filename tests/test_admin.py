@@ -6,7 +6,6 @@ from unittest import mock
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
@@ -15,6 +14,7 @@ from matches.admin import PlayerForm
 from matches.core import stamp as core_stamp
 from matches.models import Player, Table
 from matches.play import services
+from tests.clients import FormClient
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -28,8 +28,8 @@ def english():
 
 
 @pytest.fixture
-def admin_client(db) -> Client:
-    client = Client()
+def admin_client(db) -> FormClient:
+    client = FormClient()
     client.force_login(
         get_user_model().objects.create_superuser(username="boss", password="a-long-password-1")
     )
@@ -185,7 +185,7 @@ class TestTablePagesFollowAdminEdits:
 
     def tags_then_changed(self, table, change):
         # Read by a spectator: the admin's own pages carry its "changed" message.
-        reader = Client()
+        reader = FormClient()
         names = ("matches:table", "matches:tv", "matches:api_table")
         urls = [reverse(name, args=[table.pk]) for name in names]
         reader.get(urls[0])  # its CSRF cookie is part of what the table page is for

@@ -2,6 +2,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.utils.functional import lazy
@@ -14,6 +15,7 @@ from matches.results import seasons
 from matches.rules import showdown
 from matches.rules.hands import HandError
 from matches.rules.limits import (
+    ID_MAX,
     MAX_PLAYERS,
     MIN_PLAYERS,
     NAME_MAX_LENGTH,
@@ -107,7 +109,8 @@ class RosterForm(forms.Form):
     match = forms.IntegerField(
         widget=forms.HiddenInput,
         min_value=1,
-        error_messages=dict.fromkeys(["required", "invalid", "min_value"], BAD_ROSTER),
+        max_value=ID_MAX,
+        error_messages=dict.fromkeys(["required", "invalid", "min_value", "max_value"], BAD_ROSTER),
     )
     players = PlayersField(
         label=_("Players"),
@@ -135,7 +138,7 @@ class _QueuedForm(forms.Form):
     """An entry of the tablet's queue may be sent by another host's session than the one
     that made it (a shared tablet, logged in again): queued_by names the host who made it."""
 
-    queued_by = forms.IntegerField(required=False, min_value=1)
+    queued_by = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
 
     def __init__(self, *args, sender=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -159,10 +162,10 @@ class TapForm(_QueuedForm):
     # key of the crowning that opened it (after: the queue predicted that match while
     # offline), or by its number on this table (scripts and the page without JavaScript). A
     # number sent with either must agree with the match they name.
-    match = forms.IntegerField(required=False, min_value=1)
-    number = forms.IntegerField(required=False, min_value=1)
+    match = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
+    number = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
     after = forms.UUIDField(required=False)
-    player = forms.IntegerField(min_value=1)
+    player = forms.IntegerField(min_value=1, max_value=ID_MAX)
     # A fresh key per rendered button; a missing key only loses duplicate protection.
     key = forms.UUIDField(required=False)
 
@@ -187,7 +190,7 @@ class TapForm(_QueuedForm):
 class UndoForm(_QueuedForm):
     # The tap the host saw as the latest; absent means "whatever is latest". The page's
     # button names it by id, the tablet's queue by the key it tapped with.
-    tap = forms.IntegerField(required=False, min_value=1)
+    tap = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
     tap_key = forms.UUIDField(required=False)
     # Sent by the confirmation page: the next match's new roster may go with the undo.
     drop_roster = forms.BooleanField(required=False)
@@ -204,7 +207,7 @@ class UndoForm(_QueuedForm):
 
 class CloseForm(forms.Form):
     # The open match the host was shown and agreed to discard (empty: none was under way).
-    discard = forms.IntegerField(required=False, min_value=1)
+    discard = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
 
 
 class LoginForm(AuthenticationForm):
@@ -216,6 +219,10 @@ class LoginForm(AuthenticationForm):
         if len(self.cleaned_data.get("username") or "") > self.username_field.max_length:
             raise self.get_invalid_login_error()
         return super().clean()
+
+
+class AdminLoginForm(LoginForm, AdminAuthenticationForm):
+    """The admin's login form (staff only, its own wording) with the same guard."""
 
 
 class FirstHostForm(UserCreationForm):

@@ -1,5 +1,6 @@
 import functools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import csp.middleware
 from csp.constants import HEADER, HEADER_REPORT_ONLY
@@ -10,8 +11,87 @@ from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from matches.org import hosts
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
+
+
+UPLOADS_REFUSED = _("This site takes no file uploads.")
+TOO_LARGE = _("This request is too large.")
+
+
+class RequestBodyLimitMiddleware:
+    """The first middleware: refuses a multipart body (no form of ours takes a file) and a
+    body declared longer than REQUEST_BODY_MAX_BYTES, before anything reads a byte of it, so
+    nothing is parsed or spooled to a temporary file. The largest form we take (a roster of
+    ten names, the showdown judge's JSON) is a few KB."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        content_type = request.META.get("CONTENT_TYPE", "").lstrip().lower()
+        if content_type.startswith("multipart/"):
+            return self.refuse(request, UPLOADS_REFUSED, status=415)
+        if _declared_length_over(
+            request.META.get("CONTENT_LENGTH"), settings.REQUEST_BODY_MAX_BYTES
+        ):
+            return self.refuse(request, TOO_LARGE, status=413)
+        return self.get_response(request)
+
+    @staticmethod
+    def refuse(request: HttpRequest, message: "StrPromise", *, status: int) -> HttpResponse:
+        # Before LocaleMiddleware: the reader's language from the cookie or Accept-Language.
+        with translation.override(translation.get_language_from_request(request)):
+            response = HttpResponse(
+                str(message), status=status, content_type="text/plain; charset=utf-8"
+            )
+        response["X-Content-Type-Options"] = "nosniff"
+        return permissions_policy(response)
+
+
+def _declared_length_over(content_length: str | None, limit: int) -> bool:
+    """The Content-Length header says more than limit. A length with more digits than int()
+    converts (4,300) is over it, not a 500; a malformed one is the WSGI server's to refuse
+    (Django reads no body for it)."""
+    digits = (content_length or "").strip().lstrip("0")
+    if not (digits.isascii() and digits.isdigit()):
+        return False
+    return len(digits) > len(str(limit)) or int(digits) > limit
+
+
+def permissions_policy(response: HttpResponse) -> HttpResponse:
+    """Denies the answer every browser feature the app never uses (settings'
+    PERMISSIONS_POLICY_DENIED)."""
+    response.headers.setdefault("Permissions-Policy", _permissions_policy())
+    return response
+
+
+@functools.cache
+def _permissions_policy() -> str:
+    return ", ".join(f"{feature}=()" for feature in settings.PERMISSIONS_POLICY_DENIED)
+
+
+@receiver(setting_changed)
+def _forget_permissions_policy(*, setting: str, **kwargs) -> None:
+    if setting == "PERMISSIONS_POLICY_DENIED":
+        _permissions_policy.cache_clear()
+
+
+class PermissionsPolicyMiddleware:
+    """Sends the Permissions-Policy header, built once per process, on every answer (beside
+    SecurityMiddleware's headers)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return permissions_policy(self.get_response(request))
 
 
 class FirstHostMiddleware:

@@ -557,7 +557,8 @@
       return;
     }
     var entry = ready[0];
-    var body = new FormData();
+    // Urlencoded, as a form posts it: the server refuses multipart bodies (FormData's).
+    var body = new URLSearchParams();
     logic.postFields(entry, userId()).forEach(function (field) {
       body.append(field[0], field[1]);
     });

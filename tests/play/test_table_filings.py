@@ -7,7 +7,6 @@ import re
 from unittest import mock
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -16,6 +15,7 @@ from matches.play import filings as table_filings
 from matches.play import services
 from matches.results import players as player_records
 from matches.rules import nights as night_rules
+from tests.clients import FormClient
 from tests.factories import make_table, tap
 from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
 
@@ -43,7 +43,7 @@ def post_tap(client, table, name, form=None):
 def fresh(table) -> str:
     """The board as a fresh read renders it (a new process: nothing kept)."""
     table_filings.kept.clear()
-    return Client().get(reverse("matches:table", args=[table.pk]), **HTMX).content.decode()
+    return FormClient().get(reverse("matches:table", args=[table.pk]), **HTMX).content.decode()
 
 
 class TestKeptFilings:

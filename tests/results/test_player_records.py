@@ -4,7 +4,6 @@ standings, ratings and the TV show the change at once."""
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from matches.integrity import integrity_problems
@@ -13,6 +12,7 @@ from matches.ratings.replay import rating_problems
 from matches.ratings.selectors import rating_table
 from matches.results import standings as league_standings
 from matches.results.head_to_head import head_to_head
+from tests.clients import FormClient
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ class TestRename:
     def test_rename_shows_at_once_on_cached_standings_ratings_and_the_tv(self, host_client, host):
         table = make_table(host=host, players=["Ann", "Ben", "Cy"])
         crown(table, ["Cy", "Ben"])
-        viewer = Client()
+        viewer = FormClient()
         assert standings_names(viewer)[0] == "Ann"  # now cached
         tv = reverse("matches:tv", args=[table.pk])
         etag = viewer.get(tv)["ETag"]
@@ -155,7 +155,7 @@ class TestMerge:
         assert Player.objects.count() == 5
 
     def test_standings_refreshed_at_once(self, host_client, league):
-        viewer = Client()
+        viewer = FormClient()
         assert "Devon" in standings_names(viewer)
         dev = Player.objects.get(name="Dev")
         host_client.post(reverse("matches:player_merge", args=[dev.pk]), {"other": "Devon"})

@@ -9,7 +9,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from hypothesis import given, settings
@@ -21,6 +20,7 @@ from matches.results import players as player_records
 from matches.results import running_totals
 from matches.results import standings as league_standings
 from matches.rules.scoring import COUNT_FIELDS, place_counts
+from tests.clients import FormClient
 from tests.factories import make_table, tap
 from tests.strategies import asked_ranges, dated_operations
 
@@ -291,7 +291,7 @@ class TestTableDeleted:
     @pytest.mark.parametrize("bulk", [False, True])
     def test_a_range_no_longer_counts_its_matches(self, league, bulk):
         _ranked, wta = league
-        client = Client()
+        client = FormClient()
         client.force_login(
             get_user_model().objects.create_superuser(username="boss", password="a-long-pass-1")
         )

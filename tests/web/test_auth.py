@@ -7,21 +7,22 @@ import threading
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.test import Client, override_settings
+from django.test import override_settings
 from django.urls import NoReverseMatch, reverse
 
+from tests.clients import FormClient
 from tests.factories import make_host
 
 PASSWORD = "a-long-test-password"
 
 
-def login(client: Client, password: str, **headers):
+def login(client: FormClient, password: str, **headers):
     return client.post(reverse("login"), {"username": "host", "password": password}, **headers)
 
 
 @pytest.mark.django_db
 class TestLockoutIsPerUsernameAndRealAddress:
-    def lock_out(self, client: Client) -> None:
+    def lock_out(self, client: FormClient) -> None:
         for _ in range(5):
             login(client, "wrong")
         assert login(client, PASSWORD).status_code == 429
@@ -29,34 +30,34 @@ class TestLockoutIsPerUsernameAndRealAddress:
     @override_settings(BEHIND_PROXY=True)
     def test_behind_the_proxy_a_guesser_does_not_lock_out_the_real_host(self, host):
         # Both reach the app through the proxy: the same REMOTE_ADDR, their own forwarded one.
-        guesser = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.9")
+        guesser = FormClient(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="203.0.113.9")
         self.lock_out(guesser)
-        real_host = Client(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.7")
+        real_host = FormClient(REMOTE_ADDR="127.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.7")
         assert login(real_host, PASSWORD).status_code == 302
         assert real_host.session["_auth_user_id"] == str(host.pk)
 
     @override_settings(BEHIND_PROXY=True)
     def test_behind_the_proxy_only_the_address_the_proxy_saw_counts(self, host):
         # A client-sent X-Forwarded-For comes first; the proxy appends the address it saw.
-        guesser = Client(REMOTE_ADDR="127.0.0.1")
+        guesser = FormClient(REMOTE_ADDR="127.0.0.1")
         for n in range(5):
             login(guesser, "wrong", HTTP_X_FORWARDED_FOR=f"10.9.9.{n}, 203.0.113.9")
         response = login(guesser, PASSWORD, HTTP_X_FORWARDED_FOR="10.9.9.77, 203.0.113.9")
         assert response.status_code == 429
 
     def test_without_the_proxy_a_forwarded_header_is_ignored(self, host):
-        guesser = Client(REMOTE_ADDR="192.168.1.50")
+        guesser = FormClient(REMOTE_ADDR="192.168.1.50")
         for n in range(5):
             login(guesser, "wrong", HTTP_X_FORWARDED_FOR=f"10.0.0.{n}")
         assert login(guesser, PASSWORD).status_code == 429
-        tablet = Client(REMOTE_ADDR="192.168.1.20")
+        tablet = FormClient(REMOTE_ADDR="192.168.1.20")
         assert login(tablet, PASSWORD).status_code == 302
 
 
 @pytest.mark.django_db
 def test_a_username_longer_than_any_account_is_a_wrong_login(host):
     # Found by the hostile suite: a 500 on PostgreSQL when django-axes recorded it.
-    response = Client().post(reverse("login"), {"username": "h" * 300, "password": "x"})
+    response = FormClient().post(reverse("login"), {"username": "h" * 300, "password": "x"})
     assert response.status_code == 200
     assert "Please enter a correct username and password" in response.content.decode()
 
@@ -68,7 +69,7 @@ def test_four_simultaneous_setups_make_exactly_one_first_host():
 
     def set_up(n: int) -> None:
         try:
-            client = Client()
+            client = FormClient()
             data = {"username": f"host{n}", "password1": PASSWORD, "password2": PASSWORD}
             barrier.wait()
             responses[n] = client.post(reverse("matches:setup"), data)

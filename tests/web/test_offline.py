@@ -5,11 +5,11 @@ tables' pages that keep listening for a reopen."""
 import re
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from matches.play import services
 from matches.web.views import offline
+from tests.clients import FormClient
 from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
@@ -182,7 +182,7 @@ class TestClosedTablesKeepListening:
         assert client.get(url, HTTP_IF_NONE_MATCH=tag, **headers).status_code == 304
         services.table_reopen(table_id=table.pk, by=table.created_by)
         # Another viewer, whose request the process's kept renderings answer.
-        reopened = Client().get(url, HTTP_IF_NONE_MATCH=tag, **headers)
+        reopened = FormClient().get(url, HTTP_IF_NONE_MATCH=tag, **headers)
         assert reopened.status_code == 200
         assert reopened["ETag"] != tag
         assert 'data-table-state="1"' in reopened.content.decode()

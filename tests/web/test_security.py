@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Permission
-from django.test import Client
 from django.urls import URLPattern, get_resolver, reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
 from matches.models import Match, Player, Season, Seat, Table, Tap
+from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, seat_of, tap
 from tests.strategies import form_bodies, query_params, showdown_bodies
 
@@ -101,7 +101,7 @@ class TestLoginThrottle:
         return client.post(reverse("login"), {"username": "host", "password": password})
 
     def test_locked_out_after_five_wrong_passwords(self, host):
-        client = Client()
+        client = FormClient()
         for _ in range(5):
             assert self.login(client, "wrong").status_code in (200, 429)
         response = self.login(client, "a-long-test-password")
@@ -110,7 +110,7 @@ class TestLoginThrottle:
         assert "_auth_user_id" not in client.session
 
     def test_a_right_password_before_the_limit_logs_in(self, host):
-        client = Client()
+        client = FormClient()
         for _ in range(4):
             self.login(client, "wrong")
         assert self.login(client, "a-long-test-password").status_code == 302
@@ -145,7 +145,7 @@ class TestOnlyHostsWrite:
     def test_a_host_without_the_right_to_a_table_cannot_change_it(self, host):
         table = make_table(host=host)
         stranger = make_host("stranger")
-        client = Client()
+        client = FormClient()
         client.force_login(stranger)
         html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
         assert 'class="player" id=' not in html  # read-only: no tap buttons

@@ -9,13 +9,13 @@ import uuid
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.urls import reverse
 
 from matches.core import stamp as core_stamp
 from matches.models import Table
 from matches.play import selectors, services
 from matches.web import caching
+from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap
 
 TAG_VERSION = re.compile(r"\.v(\d+)\.")
@@ -186,7 +186,7 @@ class TestReadersRacingWriters:
                 connection.close()
 
         def reader(kind: str) -> None:
-            client = Client()
+            client = FormClient()
             url = (
                 reverse("matches:api_table", args=[table.pk])
                 if kind == "json"

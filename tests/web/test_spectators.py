@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.http import HttpResponse
-from django.test import Client, override_settings
+from django.test import override_settings
 from django.urls import reverse
 
 from matches.core import stamp as core_stamp
@@ -23,6 +23,7 @@ from matches.core.kept import Kept
 from matches.models import StandingsStamp
 from matches.rules import nights as night_rules
 from matches.web import caching
+from tests.clients import FormClient
 from tests.factories import make_host, make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,7 @@ class TestAnonymousAnswers:
         table = make_table()
         tap(table, "Ben")
         url, extra = urls(table)[kind]
-        first, second = Client().get(url, **extra), Client().get(url, **extra)
+        first, second = FormClient().get(url, **extra), FormClient().get(url, **extra)
         assert first.status_code == second.status_code == 200
         assert first.content == second.content
         assert dict(first.headers) == dict(second.headers)
@@ -73,7 +74,7 @@ class TestAnonymousAnswers:
     def test_pages_vary_on_the_fragment_the_language_and_cookies_only(self, host, kind):
         table = make_table()
         url, extra = urls(table)[kind]
-        assert vary(Client().get(url, **extra)) == PAGE_VARY
+        assert vary(FormClient().get(url, **extra)) == PAGE_VARY
 
     def test_the_json_varies_on_nothing_and_names_no_language(self, host, client):
         table = make_table()
@@ -90,7 +91,7 @@ class TestAnonymousAnswers:
 
     def test_a_spectators_page_carries_no_csrf_token(self, host):
         table = make_table()
-        html = Client().get(reverse("matches:table", args=[table.pk])).content.decode()
+        html = FormClient().get(reverse("matches:table", args=[table.pk])).content.decode()
         assert "csrfmiddlewaretoken" not in html and "x-csrftoken" not in html
         assert "Host login" in html and 'class="language" method="get"' in html
 
@@ -105,8 +106,8 @@ class TestAnonymousAnswers:
     def test_each_language_its_own_bytes(self, host):
         table = make_table()
         url = reverse("matches:tv", args=[table.pk])
-        english = Client().get(url)
-        portuguese = Client(HTTP_ACCEPT_LANGUAGE="pt").get(url)
+        english = FormClient().get(url)
+        portuguese = FormClient(HTTP_ACCEPT_LANGUAGE="pt").get(url)
         assert "Match 1" in english.content.decode()
         assert "Partida 1" in portuguese.content.decode()
         assert english["ETag"] != portuguese["ETag"]
@@ -124,7 +125,7 @@ class TestHostAnswers:
     def test_a_host_and_a_spectator_get_different_tags(self, host_client):
         table = make_table()
         url = reverse("matches:table", args=[table.pk])
-        assert host_client.get(url)["ETag"] != Client().get(url)["ETag"]
+        assert host_client.get(url)["ETag"] != FormClient().get(url)["ETag"]
 
     def test_a_spectator_with_a_message_waiting_is_not_shared(self, host, client):
         table = make_table()
@@ -147,9 +148,9 @@ class TestKeptRenderings:
         url = reverse("matches:tv", args=[table.pk])
         client.get(url)
         with django_assert_num_queries(1):  # the table row: the rendering is kept
-            assert Client().get(url).status_code == 200
+            assert FormClient().get(url).status_code == 200
         tap(table, "Ben")
-        fresh = Client().get(url).content.decode()
+        fresh = FormClient().get(url).content.decode()
         assert "Ben" in fresh.split("Out", 1)[1]
 
     def test_a_filing_at_another_table_changes_the_tvs_tag_and_ratings(self, host):
@@ -160,18 +161,18 @@ class TestKeptRenderings:
             tap(table, name)
         other = make_table(players=["Ann", "Dev", "Eve"], name="Back room")
         url = reverse("matches:tv", args=[table.pk])
-        first = Client().get(url)
+        first = FormClient().get(url)
         tag, rating = first["ETag"], tv_rating(first, "Ann")
-        assert Client().get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
+        assert FormClient().get(url, HTTP_IF_NONE_MATCH=tag).status_code == 304
         matches_here = table.matches.count()
         for name in ["Dev", "Eve"]:  # Ann wins at the other table
             tap(other, name)
         assert table.matches.count() == matches_here  # nothing changed at this table
-        again = Client().get(url, HTTP_IF_NONE_MATCH=tag)
+        again = FormClient().get(url, HTTP_IF_NONE_MATCH=tag)
         assert again.status_code == 200 and again["ETag"] != tag
         assert tv_rating(again, "Ann") > rating
         # Every viewer gets the new rendering, not the one kept for the old ratings.
-        assert Client().get(url).content == again.content
+        assert FormClient().get(url).content == again.content
 
     def test_a_snapshot_read_across_noon_is_not_kept_as_the_new_nights(self, host, monkeypatch):
         """Tonight's totals start afresh at noon. A snapshot read at 11:59:59 and kept just
@@ -194,10 +195,10 @@ class TestKeptRenderings:
             return snapshot
 
         monkeypatch.setattr(core_stamp, "table_snapshot", then_noon)
-        assert "tonight-table" in Client().get(url).content.decode()  # read before noon
+        assert "tonight-table" in FormClient().get(url).content.decode()  # read before noon
         monkeypatch.setattr(core_stamp, "table_snapshot", read)
         clock[0] = timezone.make_aware(noon + datetime.timedelta(seconds=2))
-        assert "tonight-table" not in Client().get(url).content.decode()  # a new night
+        assert "tonight-table" not in FormClient().get(url).content.decode()  # a new night
 
     def test_the_store_is_bounded(self):
         kept = Kept(2)
@@ -237,7 +238,7 @@ class TestLanguageSwitch:
     def test_a_spectator_switches_without_a_token(self, host):
         table = make_table()
         url = reverse("matches:table", args=[table.pk])
-        client = Client(enforce_csrf_checks=True)
+        client = FormClient(enforce_csrf_checks=True)
         response = client.get(reverse("matches:language"), {"language": "pt", "next": url})
         assert response.status_code == 302 and response["Location"] == url
         assert response.cookies["django_language"].value == "pt"
@@ -264,7 +265,7 @@ class TestLanguageSwitch:
 class TestFirstHostCheck:
     def test_no_query_once_a_host_exists(self, django_assert_num_queries):
         make_host()
-        client = Client()
+        client = FormClient()
         table = make_table()
         url = reverse("matches:api_table", args=[table.pk])
         tag = client.get(url)["ETag"]  # this process learns that a host exists
@@ -312,6 +313,9 @@ class TestThePollsOwnWork:
             "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin",
             "Cross-Origin-Opener-Policy": "same-origin",
+            "Permissions-Policy": ", ".join(
+                f"{feature}=()" for feature in settings.PERMISSIONS_POLICY_DENIED
+            ),
         }
 
     def test_the_csp_header_is_django_csps_and_follows_the_settings(self, host, client):
@@ -429,7 +433,7 @@ class TestOneFillPerKey:
         answers = []
 
         def poll() -> None:
-            answers.append(Client().get(url, **HTMX))
+            answers.append(FormClient().get(url, **HTMX))
             connection.close()  # this thread's own connection
 
         threads = [threading.Thread(target=poll) for _ in range(4)]

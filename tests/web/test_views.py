@@ -5,13 +5,13 @@ import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import services
 from matches.rules import nights as night_rules
+from tests.clients import FormClient
 from tests.factories import make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -547,7 +547,7 @@ class TestConditionalPolling:
 
     def test_host_and_viewer_get_different_etags(self, host, host_client):
         table = make_table()
-        viewer = Client().get(table_url(table))["ETag"]
+        viewer = FormClient().get(table_url(table))["ETag"]
         assert host_client.get(table_url(table))["ETag"] != viewer
 
     def test_a_pending_message_is_never_hidden_by_a_304(self, host_client):
@@ -737,7 +737,7 @@ class TestQueryCounts:
             assert client.get(table_url(table), HTTP_IF_NONE_MATCH=etag, **HTMX).status_code == 304
         # A new spectator gets the rendering the first one caused, for the same one read.
         with django_assert_num_queries(VIEWER_304_QUERIES):
-            again = Client().get(table_url(table), **HTMX)
+            again = FormClient().get(table_url(table), **HTMX)
         assert again.status_code == 200 and again["ETag"] == etag
 
 

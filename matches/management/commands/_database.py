@@ -108,6 +108,11 @@ def verify_sqlite_backup(path: Path) -> None:
         if "not a database" in str(error):
             raise NotOurBackup(path, "it is not a SQLite database") from None
         raise DamagedBackup(path, first_line(error)) from None
+    except UnicodeDecodeError as error:
+        # SQLite's own message names what is damaged, and a damaged name is not UTF-8, so
+        # Python cannot make the DatabaseError out of it: show the message's bytes escaped.
+        said = bytes(error.object).decode("utf-8", "backslashreplace")
+        raise DamagedBackup(path, first_line(said)) from None
 
 
 COPY_HEADER = re.compile(r"^COPY \S*django_migrations \((?P<columns>[^)]*)\) FROM stdin;$")

@@ -1,0 +1,461 @@
+"""The hostile week's findings (issue 21, "The rest of the hostile week"), one class per
+finding, each reproduced as it was found."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import uuid
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import connection
+from django.http import multipartparser
+from django.test import Client
+from django.urls import reverse
+from django.utils import translation
+
+from matches.core import stamp as core_stamp
+from matches.models import Match, Player, Season, Seat, Table, Tap
+from matches.web import feedback, forms
+from tests.clients import FormClient
+from tests.factories import make_table, open_match, seat_of, tap
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[1]
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture(autouse=True)
+def english():
+    with translation.override("en"):
+        yield
+
+
+def written() -> tuple:
+    """Everything a write could change: rows, each table's version, the standings stamp."""
+    return (
+        tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
+        tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
+        tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
+        core_stamp.standings_stamp(),
+    )
+
+
+class Untouchable:
+    """A request body nobody may read: a 300 MB upload still on its way."""
+
+    def read(self, *args):
+        raise AssertionError("the request body was read")
+
+    readline = read
+
+
+class TestUploadsAreRefusedBeforeAnythingReadsThem:
+    """Finding 1: an anonymous multipart POST of 300 MB with a made-up csrftoken cookie was
+    spooled to a temp file, then answered 403."""
+
+    HUGE = str(300 * 1024 * 1024)
+
+    @pytest.fixture(autouse=True)
+    def no_parsing(self, monkeypatch):
+        def parse(*args, **kwargs):
+            raise AssertionError("a multipart body was parsed")
+
+        monkeypatch.setattr(multipartparser.MultiPartParser, "parse", parse)
+
+    def post_unread(self, url: str, content_type: str, length: str):
+        client = Client()
+        client.cookies["csrftoken"] = "x" * 32
+        return client.generic(
+            "POST",
+            url,
+            CONTENT_TYPE=content_type,
+            CONTENT_LENGTH=length,
+            **{"wsgi.input": Untouchable()},
+        )
+
+    @pytest.mark.parametrize("route", ["login", "matches:tap", "matches:setup", "admin:login"])
+    def test_a_huge_multipart_upload_is_refused_unread(self, host, route):
+        url = reverse(route, args=[1]) if route == "matches:tap" else reverse(route)
+        response = self.post_unread(url, "multipart/form-data; boundary=xyz", self.HUGE)
+        assert response.status_code == 415
+        assert response["Content-Type"] == "text/plain; charset=utf-8"
+        assert response.content.decode() == "This site takes no file uploads."
+
+    def test_any_multipart_body_is_refused_however_small(self, host):
+        # Django's test client posts multipart by default; a browser posts our forms urlencoded.
+        response = Client().post(reverse("login"), {"username": "host", "password": "x"})
+        assert response.status_code == 415
+        for kind in ("multipart/mixed; boundary=a", "Multipart/Form-Data; boundary=a"):
+            assert self.post_unread(reverse("login"), kind, "10").status_code == 415
+
+    @pytest.mark.parametrize("length", [str(64 * 1024 + 1), HUGE, "9" * 5_000, "0" * 30 + "99999"])
+    def test_a_body_over_the_cap_is_refused_by_its_declared_length(self, host, length):
+        url = reverse("matches:api_showdown")
+        response = self.post_unread(url, "application/x-www-form-urlencoded", length)
+        assert response.status_code == 413
+        assert response.content.decode() == "This request is too large."
+
+    def test_the_refusal_speaks_the_readers_language(self, host):
+        client = Client(HTTP_ACCEPT_LANGUAGE="pt")
+        response = client.generic(
+            "POST",
+            reverse("login"),
+            CONTENT_TYPE="text/plain",
+            CONTENT_LENGTH=self.HUGE,
+            **{"wsgi.input": Untouchable()},
+        )
+        assert response.status_code == 413
+        with translation.override("pt"):
+            assert response.content.decode() == translation.gettext("This request is too large.")
+
+    def test_the_largest_forms_of_ours_fit_under_the_cap(self, host_client):
+        cap = settings.REQUEST_BODY_MAX_BYTES
+        assert cap == settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        assert cap == settings.FILE_UPLOAD_MAX_MEMORY_SIZE
+        # Even a multipart body let through could not be spooled to a temporary file.
+        assert settings.FILE_UPLOAD_HANDLERS == [
+            "django.core.files.uploadhandler.MemoryFileUploadHandler"
+        ]
+        table = make_table()
+        names = "\n".join(f"{chr(65 + n)}{'é' * 39}" for n in range(10))  # 10 x 40 letters
+        response = host_client.post(
+            reverse("matches:roster", args=[table.pk]),
+            {"match": open_match(table).pk, "players": names},
+        )
+        assert response.status_code == 302
+        assert open_match(table).seats.count() == 10
+        # The showdown API refuses more than 16 KB itself, with its own message.
+        big = b'{"hands": {"' + b"A" * (20 * 1024) + b'": "QS"}}'
+        api = host_client.post(
+            reverse("matches:api_showdown"), big, content_type="application/json"
+        )
+        assert api.status_code == 400 and "at most 16 KB" in api.json()["error"]
+
+
+class TestAdminLoginRefusesAUsernameLongerThanAnyAccount:
+    """Finding 4: /admin/login/ answered 500 on PostgreSQL for a username over 255
+    characters (django-axes records it in a 255-character column)."""
+
+    def test_refused_as_a_wrong_login_and_nothing_recorded(self, host):
+        from axes.models import AccessAttempt, AccessFailureLog
+
+        response = FormClient().post(
+            reverse("admin:login"),
+            {"username": "a" * 300, "password": "x", "next": reverse("admin:index")},
+        )
+        assert response.status_code == 200
+        assert "Please enter the correct username and password for a staff account" in (
+            response.content.decode()
+        )
+        assert AccessAttempt.objects.count() == 0
+        assert AccessFailureLog.objects.count() == 0
+
+    def test_a_staff_host_still_logs_in(self, host):
+        host.is_staff = True
+        host.save()
+        response = FormClient().post(
+            reverse("admin:login"),
+            {"username": "host", "password": "a-long-test-password"},
+        )
+        assert response.status_code == 302
+
+
+HUGE_IDS = [2**63, 2**64, 10**30]
+# Routes whose ids come from the path, with the other ids they need.
+PATH_IDS = [
+    ("table", "table_id"),
+    ("tv", "table_id"),
+    ("api_table", "table_id"),
+    ("matches", "table_id"),
+    ("table_results_csv", "table_id"),
+    ("table_standings", "table_id"),
+    ("qr", "table_id"),
+    ("match", "table_id"),
+    ("match", "number"),
+    ("player", "player_id"),
+    ("api_player", "player_id"),
+]
+
+
+class TestIdsBeyondTheDatabasesRangeAre404:
+    """Finding 5: table ids of 2^63 or more answered 500 on SQLite: raw SQL got an int it
+    cannot bind."""
+
+    @pytest.fixture
+    def league(self, host):
+        table = make_table(host=host)
+        tap(table, "Ben")
+        return table
+
+    @pytest.mark.parametrize("huge", HUGE_IDS)
+    @pytest.mark.parametrize("route, huge_arg", PATH_IDS)
+    def test_anonymous_reads_are_404_without_a_query(
+        self, client, league, django_assert_num_queries, route, huge_arg, huge
+    ):
+        url = reverse(f"matches:{route}", kwargs=self.kwargs(route, league, huge_arg, huge))
+        with django_assert_num_queries(0):
+            response = client.get(url)
+        assert response.status_code == 404
+
+    @staticmethod
+    def kwargs(route: str, league: Table, huge_arg: str, huge: int) -> dict:
+        values = {"table_id": league.pk, "number": 1, "player_id": Player.objects.first().pk}
+        needed = {
+            "match": ["table_id", "number"],
+            "player": ["player_id"],
+            "api_player": ["player_id"],
+        }.get(route, ["table_id"])
+        return {name: huge if name == huge_arg else values[name] for name in needed}
+
+    @pytest.mark.parametrize(
+        "route", ["tap", "undo", "roster", "close", "reopen", "player_rename", "player_merge"]
+    )
+    def test_host_writes_on_a_huge_id_are_404(self, host_client, league, route):
+        arg = "player_id" if route.startswith("player") else "table_id"
+        before = written()
+        response = host_client.post(reverse(f"matches:{route}", kwargs={arg: 2**63}), {})
+        assert response.status_code == 404
+        assert written() == before
+
+    @pytest.mark.parametrize("route", ["season_edit", "season_delete"])
+    def test_seasons_by_a_huge_id_are_404(self, host_client, league, route):
+        response = host_client.get(reverse(f"matches:{route}", kwargs={"season_id": 2**63}))
+        assert response.status_code == 404
+        assert Season.objects.count() == 0
+
+    def test_the_largest_id_the_database_holds_is_looked_up(self, client, league):
+        url = reverse("matches:table", kwargs={"table_id": 2**63 - 1})
+        assert client.get(url).status_code == 404
+
+    @pytest.mark.parametrize(
+        "field", ["match", "number", "player", "queued_by"], ids=lambda f: f"tap {f}"
+    )
+    @pytest.mark.parametrize("huge", [2**63, 2**64])
+    def test_a_tap_naming_a_huge_id_is_refused(self, host_client, league, field, huge):
+        match = open_match(league)
+        body = {
+            "match": match.pk,
+            "player": seat_of(match, "Cara").player_id,
+            "key": str(uuid.uuid4()),
+            field: huge,
+        }
+        before = written()
+        response = host_client.post(reverse("matches:tap", args=[league.pk]), body, **HTMX)
+        assert response.status_code == 200
+        assert str(feedback.BAD_TAP) in response.content.decode()
+        assert written() == before
+
+    @pytest.mark.parametrize("field", ["tap", "queued_by"])
+    def test_an_undo_naming_a_huge_id_is_refused(self, host_client, league, field):
+        body = {"tap": Tap.objects.get().pk, field: 2**63}
+        before = written()
+        response = host_client.post(reverse("matches:undo", args=[league.pk]), body, **HTMX)
+        assert response.status_code == 200
+        assert str(feedback.BAD_UNDO) in response.content.decode()
+        assert written() == before
+
+    def test_a_roster_naming_a_huge_match_is_refused(self, host_client, league):
+        before = written()
+        response = host_client.post(
+            reverse("matches:roster", args=[league.pk]),
+            {"match": 2**63, "players": "Ann\nBob\nCy"},
+        )
+        assert response.status_code == 200
+        assert str(forms.BAD_ROSTER) in response.content.decode()
+        assert written() == before
+
+    def test_a_close_discarding_a_huge_match_is_refused(self, host_client, league):
+        before = written()
+        response = host_client.post(
+            reverse("matches:close", args=[league.pk]), {"discard": 2**63}, follow=True
+        )
+        assert response.status_code == 200
+        assert "is under way" in response.content.decode()
+        assert written() == before
+
+    @pytest.mark.parametrize("field, message", [("table", "There is no such table."),
+                                                ("season", "There is no such season.")])  # fmt: skip
+    def test_standings_filtered_by_a_huge_id_say_so(self, client, league, field, message):
+        response = client.get(reverse("matches:standings"), {field: 2**63})
+        assert response.status_code == 400 and message in response.content.decode()
+
+    def test_every_form_field_carrying_an_id_is_bounded(self):
+        fields = [
+            forms.TapForm.base_fields[name] for name in ("match", "number", "player", "queued_by")
+        ]
+        fields += [forms.UndoForm.base_fields["tap"], forms.UndoForm.base_fields["queued_by"]]
+        fields += [forms.CloseForm.base_fields["discard"], forms.RosterForm.base_fields["match"]]
+        assert {field.max_value for field in fields} == {2**63 - 1}
+
+
+def damaged_schema(source: Path, target: Path) -> None:
+    """A backup whose schema lost a name to a bad disk: SQLite's own error message about it
+    is no longer UTF-8, which Python's sqlite3 cannot turn into an exception."""
+    data = source.read_bytes()
+    at = data.index(b"sqlite_autoindex_matches_seat_") + len(b"sqlite_autoindex_")
+    target.write_bytes(data[:at] + b"\xff\xfe\xc3" + data[at + 3 :])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="a SQLite file's damage")
+class TestRestoreOfADamagedBackupIsOneLine:
+    """Finding 11: restoring a damaged backup printed a traceback (UnicodeDecodeError from
+    PRAGMA integrity_check in verify_sqlite_backup)."""
+
+    def test_refused_in_one_line_and_nothing_touched(self, tmp_path):
+        table = make_table()
+        tap(table, "Ben")
+        good = tmp_path / "good.sqlite3"
+        call_command("backup", str(good), stdout=StringIO())
+        before = written()
+        bad = tmp_path / "bad.sqlite3"
+        damaged_schema(good, bad)
+        with pytest.raises(CommandError) as refused:
+            call_command("restore", str(bad), "--yes", stdout=StringIO(), stderr=StringIO())
+        message = str(refused.value)
+        assert message.startswith(f"{bad} is damaged: malformed database schema")
+        assert message.endswith("Nothing was changed.") and "\n" not in message
+        assert written() == before
+
+    def test_the_command_line_prints_one_line_and_exits_non_zero(self, tmp_path):
+        make_table()
+        good = tmp_path / "good.sqlite3"
+        call_command("backup", str(good), stdout=StringIO())
+        bad = tmp_path / "bad.sqlite3"
+        damaged_schema(good, bad)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "restore", str(bad), "--yes"],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                "DJANGO_HTTPS": "0",
+                "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+            },
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        assert result.stderr.strip().count("\n") == 0
+        assert "is damaged" in result.stderr
+
+
+def settings_in_a_fresh_process(code: str, **env: str) -> str:
+    environment = {
+        **os.environ,
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "x" * 20 + uuid.uuid4().hex + uuid.uuid4().hex,
+        "DJANGO_ALLOWED_HOSTS": "example.org",
+    }
+    for name in ("DJANGO_HTTPS", "DJANGO_HSTS_PRELOAD"):
+        environment.pop(name, None)
+    environment.update(env)
+    if code.startswith("manage.py"):
+        command = [sys.executable, *code.split()]
+    else:
+        command = [
+            sys.executable,
+            "-c",
+            "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'brag_tables.settings'; "
+            f"django.setup(); from django.conf import settings as s; print({code})",
+        ]
+    result = subprocess.run(
+        command, cwd=ROOT, env=environment, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout.strip()
+
+
+class TestHstsPreloadIsOptInAndEveryAnswerHasAPermissionsPolicy:
+    """Finding 12: HSTS preload was on with DJANGO_HTTPS=1, a commitment on the pub's parent
+    domain; no Permissions-Policy was sent."""
+
+    def test_preload_only_when_asked_for(self):
+        hsts = "s.SECURE_HSTS_SECONDS > 0, s.SECURE_HSTS_INCLUDE_SUBDOMAINS, s.SECURE_HSTS_PRELOAD"
+        assert settings_in_a_fresh_process(hsts) == "True True False"
+        assert settings_in_a_fresh_process(hsts, DJANGO_HSTS_PRELOAD="1") == "True True True"
+
+    @pytest.mark.parametrize("preload", ["0", "1"])
+    def test_check_deploy_passes_either_way(self, preload):
+        settings_in_a_fresh_process(
+            "manage.py check --deploy --fail-level WARNING", DJANGO_HSTS_PRELOAD=preload
+        )
+
+    def test_every_answer_denies_the_features_the_app_never_uses(self, host, host_client, client):
+        table = make_table()
+        answers = [
+            client.get(reverse("matches:home")),
+            client.get(reverse("matches:table", args=[table.pk])),
+            client.get(reverse("matches:api_table", args=[table.pk])),
+            client.get(reverse("matches:table", args=[table.pk]) + "x/"),  # 404
+            client.get(reverse("login")),
+            host_client.get(reverse("matches:table", args=[table.pk])),
+            host_client.post(reverse("matches:tap", args=[table.pk]), {}),  # refused
+            Client().post(reverse("login"), {"username": "x"}),  # 415, multipart
+        ]
+        etag = answers[1]["ETag"]
+        answers.append(
+            client.get(reverse("matches:table", args=[table.pk]), HTTP_IF_NONE_MATCH=etag)
+        )
+        assert answers[-1].status_code == 304
+        for response in answers:
+            parts = [part.strip() for part in response["Permissions-Policy"].split(",")]
+            assert all(part.endswith("=()") for part in parts)
+            denied = {part.removesuffix("=()") for part in parts}
+            assert {"camera", "microphone", "geolocation", "payment", "usb"} <= denied
+
+
+def dry_run(*args: str) -> str:
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    result = subprocess.run(
+        [make, "--no-print-directory", "-n", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def server_line(output: str) -> str:
+    """The last command make would run: the one that serves."""
+    return [line for line in output.splitlines() if line.strip()][-1]
+
+
+class TestMakeRunServesWithGunicorn:
+    """Finding 13: `make run` served with Django's development server, which says "Do not use
+    it in a production setting" to a host told it is enough for the night."""
+
+    def test_run_starts_gunicorn_with_its_config_on_host_and_port(self):
+        output = dry_run("run", "HOST=0.0.0.0", "PORT=8123")
+        line = server_line(output)
+        assert "runserver" not in output
+        assert re.search(r"\.venv/bin/gunicorn brag_tables\.wsgi\b", line)
+        assert "--bind 0.0.0.0:8123" in line
+        assert "--config" not in line  # gunicorn.conf.py is read on its own
+        assert "BRAG_BIND_HOST=0.0.0.0" in line and "DJANGO_HTTPS" in line
+        # Static files are collected for WhiteNoise, and the address and QR code printed.
+        assert "collectstatic" in output
+        assert "lan_address --host 0.0.0.0 --port 8123" in output
+
+    def test_the_defaults_serve_this_machine_only(self):
+        assert "--bind 127.0.0.1:8000" in server_line(dry_run("run"))
+
+    def test_an_ipv6_address_is_bound_in_brackets(self):
+        assert "--bind [::1]:8000" in server_line(dry_run("run", "HOST=::1"))
+
+    def test_dev_keeps_the_autoreloading_development_server(self):
+        line = server_line(dry_run("dev", "PORT=8123"))
+        assert "manage.py runserver 127.0.0.1:8123" in line
