@@ -35,6 +35,7 @@ import random
 import re
 import time
 from dataclasses import dataclass, field
+from urllib.parse import parse_qsl
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -421,12 +422,12 @@ class Model:
 
 
 def _fields(request) -> str:
-    """The fields a queued entry was posted with (multipart form data), for the log."""
+    """The fields a queued entry was posted with (urlencoded, as a form posts), for the log."""
     try:
         body = request.post_data or ""
     except (PlaywrightError, UnicodeDecodeError):
         return "?"
-    found = re.findall(r'name="(\w+)"\r\n\r\n([^\r]*)', body)
+    found = parse_qsl(body)
     return " ".join(f"{k}={v}" for k, v in found if k != "csrfmiddlewaretoken")
 
 
