@@ -5,7 +5,8 @@ from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 
-from matches.models import Match, Seat, Table
+from matches.core import stamp as core_stamp
+from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import services
 from matches.rules.names import name_key
 
@@ -63,3 +64,13 @@ def tap_standing(table: Table, pick: int, *, host=None):
 
 def places(match: Match) -> dict[str, int | None]:
     return {seat.player.name: seat.place for seat in match.seats.select_related("player")}
+
+
+def written() -> tuple:
+    """Everything a write could change: rows, each table's version, the standings stamp."""
+    return (
+        tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
+        tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
+        tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
+        core_stamp.standings_stamp(),
+    )

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -21,11 +20,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from matches.core import stamp as core_stamp
-from matches.models import Match, Player, Season, Seat, Table, Tap
+from matches.models import Player, Season, Table, Tap
 from matches.web import feedback, forms
 from tests.clients import FormClient
-from tests.factories import make_table, open_match, seat_of, tap
+from tests.factories import make_table, open_match, seat_of, tap, written
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,16 +34,6 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 def english():
     with translation.override("en"):
         yield
-
-
-def written() -> tuple:
-    """Everything a write could change: rows, each table's version, the standings stamp."""
-    return (
-        tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
-        tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
-        tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
-        core_stamp.standings_stamp(),
-    )
 
 
 class Untouchable:

@@ -1,4 +1,5 @@
-"""Playwright helpers: Debian's Chromium, tablets with touch, a logged-in host."""
+"""Playwright helpers: Debian's Chromium, tablets with touch, a logged-in host on a table,
+its queue's status, and the wifi dropping and coming back."""
 
 import os
 import re
@@ -86,3 +87,50 @@ def freeze_polling(page: Page) -> None:
             route.continue_()
 
     page.route(re.compile(r".*/tables/\d+/$"), handle)
+
+
+def host_tablet(browser: Browser, site: str, table, viewport: dict = LANDSCAPE) -> Page:
+    context = tablet(browser, viewport)
+    page = context.new_page()
+    log_in(page, site)
+    page.goto(f"{site}/tables/{table.pk}/")
+    return page
+
+
+def queue_status(page):
+    return page.locator("#queue-status")
+
+
+def settled(page, timeout=SYNC_TIMEOUT_MS):
+    """Every waiting tap has been answered."""
+    expect(queue_status(page)).to_contain_text("every tap recorded", timeout=timeout)
+
+
+def _no_network(route) -> None:
+    route.abort("internetdisconnected")
+
+
+_FAILS_THROUGH_THE_WORKER = """() => fetch("/offline-probe/", {method: "POST"}).then(
+    () => false, () => true)"""
+
+
+def go_offline(context) -> None:
+    """The wifi drops: the page's requests and the service worker's own both fail (offline
+    emulation alone lets the worker's fetches through: microsoft/playwright#2311)."""
+    context.route("**/*", _no_network)
+    context.set_offline(True)
+    # The route reaches a service worker's own fetches a moment after it is set: until a
+    # POST through the worker fails (a worker passes POSTs to the network), a tap could still
+    # reach the server while the test believes the tablet offline.
+    for page in context.pages:
+        for _ in range(50):
+            if page.evaluate(_FAILS_THROUGH_THE_WORKER):
+                break
+            page.wait_for_timeout(100)
+        else:
+            raise AssertionError("the network did not go down")
+
+
+def go_online(context) -> None:
+    context.unroute("**/*", _no_network)
+    context.set_offline(False)

@@ -45,8 +45,7 @@ from playwright.sync_api import Page, expect
 from matches.models import Match, Tap
 from matches.play import services
 from matches.templatetags.brag import place_label
-from tests.browser.helpers import log_in, tablet
-from tests.browser.test_tap_queue_browser import go_offline, go_online
+from tests.browser.helpers import go_offline, go_online, log_in, tablet
 from tests.factories import make_table
 
 pytestmark = pytest.mark.browser

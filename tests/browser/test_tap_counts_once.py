@@ -15,7 +15,16 @@ from playwright.sync_api import expect
 
 from matches.models import Match, Tap
 from matches.play import services
-from tests.browser.helpers import PASSWORD, SYNC_TIMEOUT_MS, log_in, player_button, tablet
+from tests.browser.helpers import (
+    PASSWORD,
+    SYNC_TIMEOUT_MS,
+    host_tablet,
+    log_in,
+    player_button,
+    settled,
+    tablet,
+)
+from tests.browser.helpers import queue_status as status
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.browser
@@ -29,21 +38,6 @@ def second_host(username):
     kim = make_host(username)
     kim.user_permissions.add(Permission.objects.get(codename="change_table"))
     return kim
-
-
-def host_tablet(browser, site, table):
-    page = tablet(browser).new_page()
-    log_in(page, site)
-    page.goto(f"{site}/tables/{table.pk}/")
-    return page
-
-
-def status(page):
-    return page.locator("#queue-status")
-
-
-def settled(page, timeout=SYNC_TIMEOUT_MS):
-    expect(status(page)).to_contain_text("every tap recorded", timeout=timeout)
 
 
 def notes(page):

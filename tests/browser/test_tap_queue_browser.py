@@ -17,9 +17,13 @@ from tests.browser.helpers import (
     PASSWORD,
     PORTRAIT,
     SCREENSHOTS,
-    SYNC_TIMEOUT_MS,
+    go_offline,
+    go_online,
+    host_tablet,
     log_in,
     player_button,
+    queue_status,
+    settled,
     tablet,
 )
 from tests.factories import WORKED_GAME, make_table, places
@@ -39,23 +43,6 @@ TEN = [
 ]
 
 
-def host_tablet(browser, site, table, viewport=LANDSCAPE):
-    context = tablet(browser, viewport)
-    page = context.new_page()
-    log_in(page, site)
-    page.goto(f"{site}/tables/{table.pk}/")
-    return page
-
-
-def queue_status(page):
-    return page.locator("#queue-status")
-
-
-def settled(page, timeout=SYNC_TIMEOUT_MS):
-    """Every waiting tap has been answered."""
-    expect(queue_status(page)).to_contain_text("every tap recorded", timeout=timeout)
-
-
 def taps_in_order(table):
     return [
         (t.match.number, t.player.name)
@@ -73,36 +60,6 @@ def expect_pending(page, name):
     """Out at once, before any answer: not an enabled button, and marked pending."""
     expect(player_button(page, name)).to_have_count(0, timeout=1000)
     expect(tile(page, name).locator(".tile-pending")).to_have_text("pending", timeout=1000)
-
-
-def _no_network(route) -> None:
-    route.abort("internetdisconnected")
-
-
-_FAILS_THROUGH_THE_WORKER = """() => fetch("/offline-probe/", {method: "POST"}).then(
-    () => false, () => true)"""
-
-
-def go_offline(context) -> None:
-    """The wifi drops: the page's requests and the service worker's own both fail (offline
-    emulation alone lets the worker's fetches through: microsoft/playwright#2311)."""
-    context.route("**/*", _no_network)
-    context.set_offline(True)
-    # The route reaches a service worker's own fetches a moment after it is set: until a
-    # POST through the worker fails (a worker passes POSTs to the network), a tap could still
-    # reach the server while the test believes the tablet offline.
-    for page in context.pages:
-        for _ in range(50):
-            if page.evaluate(_FAILS_THROUGH_THE_WORKER):
-                break
-            page.wait_for_timeout(100)
-        else:
-            raise AssertionError("the network did not go down")
-
-
-def go_online(context) -> None:
-    context.unroute("**/*", _no_network)
-    context.set_offline(False)
 
 
 def with_worker(page):

@@ -9,13 +9,12 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import translation
 
-from matches.core import stamp as core_stamp
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import Player
 from matches.play import services
 from matches.rules import showdown
 from matches.web import feedback, forms
 from tests.clients import FormClient
-from tests.factories import make_table, tap
+from tests.factories import make_table, tap, written
 
 pytestmark = pytest.mark.django_db
 
@@ -46,16 +45,6 @@ def league(host):
         tap(table, name)
     tap(table, "Dev")
     return table
-
-
-def written() -> tuple:
-    """Everything a write could change: rows, each table's version, the standings stamp."""
-    return (
-        tuple(m.objects.count() for m in (Table, Match, Seat, Tap, Player, get_user_model())),
-        tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
-        tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
-        core_stamp.standings_stamp(),
-    )
 
 
 def body_for(fields: list[str], payload: str) -> dict:
