@@ -6,6 +6,7 @@ from django.db.models import F
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed, tables_bump
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from matches.play.services import table_name_clean
 from matches.results.filing import players_recount
 from matches.results.players import player_name_available
 from matches.web.forms import AdminLoginForm
@@ -56,6 +57,19 @@ class PlayerForm(forms.ModelForm):
         if self.taken_message is not None:
             raise forms.ValidationError(self.taken_message)
         return name
+
+
+class TableForm(forms.ModelForm):
+    class Meta:
+        model = Table
+        fields = ["name", "mode", "created_by"]
+
+    def clean_name(self) -> str:
+        # The launch's rules: no invisible characters, stored normalised.
+        try:
+            return table_name_clean(self.cleaned_data["name"])
+        except RuleError as error:
+            raise forms.ValidationError(error.message) from None
 
 
 class NameTakenMeanwhile(Exception):
@@ -127,6 +141,7 @@ class PlayerAdmin(StandingsShownAdmin):
 
 @admin.register(Table)
 class TableAdmin(StandingsShownAdmin):
+    form = TableForm
     list_display = ["name", "mode", "created_at", "closed_at", "created_by"]
     list_filter = ["mode", "closed_at"]
     search_fields = ["name"]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Subquery
 from django.utils import timezone
@@ -25,7 +26,7 @@ from matches.play import filings, selectors, tonight
 from matches.results import filing
 from matches.results.players import player_name_clean, players_resolve
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
-from matches.rules.names import name_key
+from matches.rules.names import clean_typed_name, name_key
 
 TABLE_NAME_EMPTY = _("Give the table a name.")
 TABLE_NAME_TOO_LONG = _("A table name is at most %(limit_value)s characters.")
@@ -199,14 +200,23 @@ def _seat(match: Match, players: Sequence[Player]) -> list[Seat]:
     )
 
 
+def table_name_clean(name: str) -> str:
+    """A table's name as stored (the player names' rules, rules.names), or a RuleError."""
+    try:
+        return clean_typed_name(
+            name,
+            max_length=TABLE_NAME_MAX_LENGTH,
+            empty=TABLE_NAME_EMPTY,
+            too_long=TABLE_NAME_TOO_LONG,
+        )
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
+
+
 @transaction.atomic
 def table_launch(*, name: str, player_names: Sequence[str], mode: str, by: User) -> Table:
     """Launch a table and open its first match with every player standing."""
-    name = name.strip()
-    if not name:
-        raise RuleError(TABLE_NAME_EMPTY)
-    if len(name) > TABLE_NAME_MAX_LENGTH:
-        raise RuleError(TABLE_NAME_TOO_LONG, limit_value=TABLE_NAME_MAX_LENGTH)
+    name = table_name_clean(name)
     if mode not in Table.Mode.values:
         raise RuleError(UNKNOWN_MODE)
     players = players_resolve(names=clean_player_names(player_names))

@@ -5,6 +5,7 @@ table is always computed from the daily tallies, so an undo after it ended shows
 import datetime
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
 from django.utils import timezone
@@ -16,6 +17,7 @@ from matches.models import DailyTally, Season
 from matches.org.hosts import User, require_host
 from matches.results.standings import SUMS, StandingRow, rank_standings
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
+from matches.rules.names import clean_typed_name, name_key
 
 SEASON_NAME_EMPTY = _("Give the season a name.")
 SEASON_NAME_TOO_LONG = _("A season name is at most %(limit_value)s characters.")
@@ -24,6 +26,19 @@ SEASON_DAYS_REVERSED = _("The last day is before the first day.")
 SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to %(last)s).")
 SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
 NOT_A_HOST = _("Only a host can change seasons; nothing was changed.")
+
+
+def season_name_clean(name: str) -> str:
+    """A season's name as stored (the player names' rules, rules.names), or a RuleError."""
+    try:
+        return clean_typed_name(
+            name,
+            max_length=SEASON_NAME_MAX_LENGTH,
+            empty=SEASON_NAME_EMPTY,
+            too_long=SEASON_NAME_TOO_LONG,
+        )
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
 
 
 def _lock_and_stamp() -> None:
@@ -43,11 +58,7 @@ def season_save(
 ) -> Season:
     """Create a season (season_id None) or change one; seasons never overlap."""
     require_host(by, refusal=NOT_A_HOST)
-    name = name.strip()
-    if not name:
-        raise RuleError(SEASON_NAME_EMPTY)
-    if len(name) > SEASON_NAME_MAX_LENGTH:
-        raise RuleError(SEASON_NAME_TOO_LONG, limit_value=SEASON_NAME_MAX_LENGTH)
+    name = season_name_clean(name)
     if last_day < first_day:
         raise RuleError(SEASON_DAYS_REVERSED)
     _lock_and_stamp()
@@ -58,8 +69,14 @@ def season_save(
         if season is None:
             raise RuleError(SEASON_NOT_FOUND)
     others = Season.objects.exclude(pk=season.pk) if season.pk else Season.objects.all()
-    for other in others:  # a league has a handful of seasons
-        if other.name.casefold() == name.casefold():
+    # Compared by the players' matching key (case folding and NFKC): "Winter" and a
+    # full-width "Winter" are one season. Checked here, under the stamp's lock, rather
+    # than by a key column: a league has a handful of seasons and every season write takes
+    # that lock first, so no two writes check at once; the Lower(name) constraint stays
+    # the database's last line for the (NFKC-stored) names.
+    key = name_key(name)
+    for other in others:
+        if name_key(other.name) == key:
             raise RuleError(SEASON_NAME_TAKEN, name=other.name)
     clash = others.filter(first_day__lte=last_day, last_day__gte=first_day).first()
     if clash is not None:
