@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from matches.models import Player, Season, Table, Tap
+from matches.play import services
 from matches.web import feedback, forms
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, seat_of, tap, written
@@ -541,3 +542,84 @@ class TestTableAndSeasonNamesFollowTheNameRules:
     def test_a_season_name_is_stored_normalised(self, host_client):
         assert save_season(host_client, " Winter \u3000 league ").status_code == 302
         assert list(Season.objects.values_list("name", flat=True)) == ["Winter league"]
+
+
+CLOSED_HEADING = "Match 2, discarded when the table was closed"
+UNDONE_HEADING = "Match 2, discarded when the crowning before it was undone"
+OLD_REASON = "(in a match opened and then discarded when the crowning before it was undone)"
+
+
+def close_mid_match_then_reopen(table: Table) -> None:
+    """Match 1 filed (Dev wins), Ben out in match 2, the table closed (match 2 discarded with
+    Ben's tap) and reopened: a new match 2."""
+    for name in ["Ben", "Alice", "Cara"]:
+        tap(table, name)
+    tap(table, "Ben")
+    discarded = open_match(table)
+    services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=discarded.pk)
+    services.table_reopen(table_id=table.pk, by=table.created_by)
+
+
+def audit_page(client, table: Table, number: int = 2) -> str:
+    response = client.get(reverse("matches:match", args=[table.pk, number]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+class TestTheAuditOfAMatchNumberUsedAgainKeepsTheGamesApart:
+    """Finding 14: after a close mid-match and a reopen, /tables/<id>/matches/<n>/ mixed the
+    taps of the discarded match n with the new match n, and said the discarded one went
+    "when the crowning before it was undone"."""
+
+    def test_the_new_match_and_the_one_the_close_discarded_are_listed_apart(self, host, client):
+        table = make_table(host=host)
+        close_mid_match_then_reopen(table)
+        for name in ["Alice", "Cara", "Dev"]:
+            tap(table, name)  # the new match 2: Ben wins it
+        html = audit_page(client, table)
+        assert "Winner: <strong><bdi>Ben</bdi></strong>" in html
+        assert OLD_REASON not in html and UNDONE_HEADING not in html
+        played, discarded = html.split(CLOSED_HEADING)
+        played = played.split("Audit trail")[1]
+        assert re.findall(r"<bdi>(\w+)</bdi> out", played) == ["Alice", "Cara", "Dev"]
+        assert re.findall(r"<bdi>(\w+)</bdi> out", discarded) == ["Ben"]
+        assert "None of its taps counted." in discarded
+
+    def test_the_open_match_after_a_reopen_has_no_taps_of_the_discarded_one(self, host, client):
+        table = make_table(host=host)
+        close_mid_match_then_reopen(table)
+        html = audit_page(client, table)
+        played, discarded = html.split(CLOSED_HEADING)
+        assert "No taps in this match." in played
+        assert "<bdi>Ben</bdi> out" not in played
+        assert re.findall(r"<bdi>(\w+)</bdi> out", discarded) == ["Ben"]
+
+    def test_an_undone_crowning_still_gives_the_undo_as_the_reason(self, host, client):
+        table = make_table(host=host)
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        tap(table, "Dev")  # match 2
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
+        tap(table, "Cara")  # crowned again: a new match 2
+        html = audit_page(client, table)
+        assert CLOSED_HEADING not in html
+        played, discarded = html.split(UNDONE_HEADING)
+        assert "<bdi>Dev</bdi> out" not in played
+        assert re.findall(r"<bdi>(\w+)</bdi> out", discarded) == ["Dev"]
+
+    def test_the_page_reads_in_the_same_queries_however_many_games_used_the_number(
+        self, host, client, django_assert_num_queries
+    ):
+        table = make_table(host=host)
+        close_mid_match_then_reopen(table)
+        with django_assert_num_queries(4):
+            audit_page(client, table)
+        for _ in range(2):  # twice more: Alice out in match 2, closed, reopened
+            tap(table, "Alice")
+            match = open_match(table)
+            services.table_close(table_id=table.pk, by=host, discard_match_id=match.pk)
+            services.table_reopen(table_id=table.pk, by=host)
+        with django_assert_num_queries(4):
+            html = audit_page(client, table)
+        assert html.count(CLOSED_HEADING) == 3

@@ -101,6 +101,12 @@ class Match(models.Model):
         # was undone). Kept, not deleted, so the audit trail of any undone taps survives.
         DISCARDED = "discarded", _("discarded")
 
+    class DiscardReason(models.TextChoices):
+        # Why a match was discarded: the audit page says which, since a number used again
+        # (after a close and reopen, or an undone and redone crowning) shows both games.
+        CLOSED = "closed", _("the table was closed")
+        UNDONE = "undone", _("the crowning before it was undone")
+
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="matches", verbose_name=_("table")
     )
@@ -121,6 +127,11 @@ class Match(models.Model):
     )
     opened_at = models.DateTimeField(_("opened at"), auto_now_add=True)
     filed_at = models.DateTimeField(_("filed at"), null=True, blank=True)
+    # Blank on matches discarded before the reason was recorded.
+    discard_reason = models.CharField(
+        _("discard reason"), max_length=10, choices=DiscardReason.choices, blank=True
+    )
+    discarded_at = models.DateTimeField(_("discarded at"), null=True, blank=True)
 
     objects = MatchQuerySet.as_manager()
 
@@ -149,6 +160,11 @@ class Match(models.Model):
                 name="match_winner_iff_filed",
             ),
             models.CheckConstraint(condition=Q(number__gte=1), name="match_number_positive"),
+            # Only a discarded match carries a reason and a time for it.
+            models.CheckConstraint(
+                condition=Q(status="discarded") | Q(discard_reason="", discarded_at__isnull=True),
+                name="match_discard_only_when_discarded",
+            ),
         ]
         indexes = [
             models.Index(fields=["status", "filed_at"], name="match_status_filed_idx"),

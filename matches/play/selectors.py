@@ -216,14 +216,40 @@ def match_detail(*, table: Table, number: int) -> Match | None:
     )
 
 
-def match_audit(*, table: Table, number: int) -> list[Tap]:
-    """Every tap ever made under this match number, undone ones included, and those of a
-    match discarded when the crowning before it was undone: nothing is silently dropped."""
-    return list(
-        Tap.objects.filter(match__table=table, match__number=number)
+@dataclass(frozen=True)
+class DiscardedMatch:
+    """A match opened under a number and discarded (its reason on the match), with its taps."""
+
+    match: Match
+    taps: list[Tap] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AuditTrail:
+    """Every tap ever made under a match number, undone ones included: the filed (or open)
+    match's own, and apart, those of each match discarded under that number (a close and
+    reopen, or an undone crowning, opens the number again). Nothing is silently dropped."""
+
+    taps: list[Tap]
+    discarded: list[DiscardedMatch]
+
+
+def match_audit(*, match: Match) -> AuditTrail:
+    """The audit trail of a match's number on its table, in one query. A discarded match
+    without taps had nothing happen in it and is left out."""
+    taps = (
+        Tap.objects.filter(match__table_id=match.table_id, match__number=match.number)
         .select_related("player", "tapped_by", "queued_by", "undone_by", "undo_queued_by", "match")
         .order_by("id")
     )
+    own: list[Tap] = []
+    discarded: dict[int, DiscardedMatch] = {}
+    for tap in taps:
+        if tap.match_id == match.pk:
+            own.append(tap)
+        else:  # the number is unique among live matches: any other match is discarded
+            discarded.setdefault(tap.match_id, DiscardedMatch(match=tap.match)).taps.append(tap)
+    return AuditTrail(taps=own, discarded=[discarded[pk] for pk in sorted(discarded)])
 
 
 def table_api(*, table: Table) -> dict:

@@ -192,6 +192,14 @@ def _open_match(
     return match, _seat(match, players)
 
 
+def _discard_open(table: Table, reason: "Match.DiscardReason") -> None:
+    """Discard the table's open match, saying why: its number may be used again, and the
+    audit page shows the discarded game apart, with this reason."""
+    table.matches.open().update(
+        status=Match.Status.DISCARDED, discard_reason=reason, discarded_at=timezone.now()
+    )
+
+
 def _seat(match: Match, players: Sequence[Player]) -> list[Seat]:
     """Seat the players in a match, clockwise in the order given."""
     return Seat.objects.bulk_create(
@@ -594,7 +602,7 @@ def table_undo_last(
                 number=match.number,
                 next=following.number,
             )
-        table.matches.open().update(status=Match.Status.DISCARDED)
+        _discard_open(table, Match.DiscardReason.UNDONE)
         seats = list(match.seats.all())
         filing.match_unfile(table=table, match=match, seats=seats)
         match.seats.filter(place=1).update(place=None)
@@ -648,7 +656,7 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
         if taps:
             names = ", ".join(tap.player.name for tap in taps)
             raise RuleError(MATCH_UNDER_WAY, number=match.number, names=names)
-    table.matches.open().update(status=Match.Status.DISCARDED)
+    _discard_open(table, Match.DiscardReason.CLOSED)
     table.closed_at = timezone.now()
     table_bump(table, "closed_at")
     standings_changed()

@@ -295,8 +295,8 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     match = selectors.match_detail(table=table, number=number)
     if match is None:
         raise Http404
-    taps = selectors.match_audit(table=table, number=number)
-    context = {"table": table, "match": match, "seats": match.seats.all(), "taps": taps}
+    audit = selectors.match_audit(match=match)
+    context = {"table": table, "match": match, "seats": match.seats.all(), "audit": audit}
     return render(request, "matches/match.html", context)
 
 
