@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from matches.models import Table, Tap
 from matches.play import services
 from matches.web.views import tables
-from tests.browser.helpers import launch, log_in, player_button, tablet
+from tests.browser.helpers import host_tablet, launch, log_in, player_button, tablet
 from tests.factories import WORKED_GAME, make_table, tap
 
 pytestmark = pytest.mark.browser
@@ -251,3 +251,24 @@ class TestClosedTablesListen:
         expect(spectator.locator(".standing-names li")).to_have_text(WORKED_GAME)
         expect(spectator.locator("#live-status")).to_be_visible()  # the open page's scripts
         context.close()
+
+    def test_a_hosts_tablet_shows_a_table_reopened_from_their_phone_within_a_poll(
+        self, browser, site
+    ):
+        """Seen in the model-based test: the tablet that saw the close reloaded into the
+        closed page and then took the spectators' 30 s to notice the reopen."""
+        table = make_table(players=WORKED_GAME)
+        page = host_tablet(browser, site, table)
+        services.table_close(table_id=table.pk, by=table.created_by)  # from the phone
+        expect(page.get_by_text("This table is closed. No further match will open.")).to_be_visible(
+            timeout=7000
+        )
+        page.wait_for_timeout(10000)  # past the guard against reloading in a loop
+
+        match = services.table_reopen(table_id=table.pk, by=table.created_by)
+        expect(page.get_by_role("heading", name=f"Match {match.number}")).to_be_visible(
+            timeout=7000
+        )
+        for name in WORKED_GAME:
+            expect(player_button(page, name)).to_be_enabled()
+        page.context.close()

@@ -162,6 +162,9 @@ class TestOffline:
         expect(queue_status(page)).to_contain_text("offline")
 
         page.reload()  # no network: the service worker's copy, the queue from storage
+        # The reloaded document's requests pass through the worker again: make sure, as
+        # before the first taps, that they still fail (a loaded CI machine once let one by).
+        go_offline(page.context)
         expect(page.get_by_role("heading", name="Match 1")).to_be_visible()
         expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")
         expect(tile(page, "Alice").locator(".tile-pending")).to_be_visible()

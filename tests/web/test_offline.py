@@ -187,8 +187,15 @@ class TestClosedTablesKeepListening:
         assert reopened["ETag"] != tag
         assert 'data-table-state="1"' in reopened.content.decode()
 
-    def test_a_hosts_closed_page_polls_too(self, host, host_client):
+    def test_a_hosts_closed_page_polls_at_the_live_interval(self, host, host_client):
+        """The host is at the table: a reopen from their phone brings the tablet back within
+        one live poll, not the spectators' slow one."""
         table = closed_table()
         html = host_client.get(reverse("matches:table", args=[table.pk])).content.decode()
         assert "Reopen table" in html
+        assert 'hx-trigger="every 3s"' in re.search(r'id="live"[^>]*>', html).group(0)
+
+    def test_a_spectators_closed_page_polls_slowly(self, host, client):
+        table = closed_table()
+        html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
         assert 'hx-trigger="every 30s"' in re.search(r'id="live"[^>]*>', html).group(0)

@@ -34,7 +34,9 @@ from matches.web.forms import (
 from matches.web.htmx import HtmxHttpRequest
 
 POLL_SECONDS = 3
-# A closed table's page and TV poll slowly, to notice a reopen (the page then reloads).
+# A closed table's TV and spectator page poll slowly, to notice a reopen (the page then
+# reloads). A host's closed page polls at the live interval: the host is at the table, and a
+# reopen from their phone must bring the tablet beside them back at once.
 CLOSED_POLL_SECONDS = 30
 BOARD_ETAG_HEADER = "X-Board-ETag"
 
@@ -93,7 +95,7 @@ def _render_board(
         # One key per rendered button: a double tap or a retried request repeats it.
         "tap_buttons": [(seat, uuid.uuid4()) for seat in board.standing] if is_host else [],
         "poll_seconds": POLL_SECONDS,
-        "closed_poll_seconds": CLOSED_POLL_SECONDS,
+        "closed_poll_seconds": POLL_SECONDS if is_host else CLOSED_POLL_SECONDS,
         "tonight": tonight_rows,
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
