@@ -6,6 +6,7 @@ from pathlib import Path
 
 import dj_database_url
 from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 
 from brag_tables import lan
 
@@ -203,6 +204,15 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = REQUEST_BODY_MAX_BYTES
 FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.MemoryFileUploadHandler"]
 
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+
+# An undo of an old crowning, a merge or a rebuild re-rates the later matches after the
+# answer, in short steps each process runs in a background thread (matches/ratings/worker.py).
+# "inline" runs them at once in the write's own transaction: the tests' mode, where a test
+# reads the ratings right after the write; never for serving (it holds the write lock).
+# "manual" leaves them to whoever calls them (the replay's own tests, `check_integrity`).
+RATINGS_REPLAY = os.environ.get("BRAG_RATINGS_REPLAY", "background")
+if RATINGS_REPLAY not in {"background", "inline", "manual"}:
+    raise ImproperlyConfigured("BRAG_RATINGS_REPLAY must be background, inline or manual")
 
 # HTTPS hardening is on by default; DJANGO_HTTPS=0 switches it off for a plain-LAN install
 # where the tablets reach the server by http://<ip>:8000 (see docs/operating.md).

@@ -43,6 +43,9 @@ def _plain_http_and_static():
         CSRF_COOKIE_SECURE=False,
         SECURE_HSTS_SECONDS=0,
         STORAGES=storages,
+        # The ratings replay runs in the write's own transaction, so a test reads settled
+        # ratings right after a write; tests/ratings/test_replay_steps.py drives the steps.
+        RATINGS_REPLAY="inline",
     ):
         yield
 

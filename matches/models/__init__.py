@@ -1,7 +1,7 @@
 """Every model of the app, re-exported: Django and the migrations know them as
 matches.models.<Name>."""
 
-from matches.models.ratings import PlayerRating, RatingChange
+from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
 from matches.models.stamp import StandingsStamp
 from matches.models.standings import (
     AllTimeTotal,
@@ -27,6 +27,7 @@ __all__ = [
     "PlayerNight",
     "PlayerRating",
     "RatingChange",
+    "RatingsReplay",
     "RunningTotal",
     "Season",
     "Seat",

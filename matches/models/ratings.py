@@ -91,3 +91,45 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player_id} @ {self.match_id}: {self.mu}±{self.sigma}"
+
+
+class RatingsReplay(models.Model):
+    """One row: where the stored ratings stop being final. Every RatingChange of a match
+    filed before (from_filed_at, from_match_id) in filing order is exact; from that position
+    on the replay (ratings/replay.py) rewrites them in short batches after the answer, and
+    PlayerRating keeps the last settled values until it reaches the end. An empty position
+    means settled. An undo, a merge or a match filed out of order moves the position back,
+    never forward; only the replay moves it forward."""
+
+    from_filed_at = models.DateTimeField(_("replay from (filed at)"), null=True, blank=True)
+    # Not a foreign key: the match that moved the position back may be the one undone.
+    from_match_id = models.BigIntegerField(_("replay from (match id)"), null=True, blank=True)
+    # Moves whenever the position moves back: a replayer's states kept in memory are void.
+    generation = models.PositiveBigIntegerField(_("generation"), default=0)
+    scheduled_at = models.DateTimeField(_("scheduled at"), null=True, blank=True)
+    # Matches rated since scheduled_at, for progress.
+    replayed = models.PositiveIntegerField(_("matches replayed"), default=0)
+    # The process replaying now, until when: another waits (or takes over once it lapses).
+    lease_owner = models.CharField(_("lease owner"), max_length=64, blank=True)
+    lease_until = models.DateTimeField(_("lease until"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("ratings replay")
+        verbose_name_plural = _("ratings replay")
+        constraints = [
+            models.CheckConstraint(condition=Q(id=1), name="ratings_replay_single_row"),
+            models.CheckConstraint(
+                condition=Q(from_filed_at__isnull=True, from_match_id__isnull=True)
+                | Q(from_filed_at__isnull=False, from_match_id__isnull=False),
+                name="ratings_replay_position_whole",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.from_match_id is None:
+            return "settled"
+        return f"from {self.from_filed_at} #{self.from_match_id}"
+
+    @property
+    def pending(self) -> bool:
+        return self.from_match_id is not None

@@ -6,26 +6,59 @@ default rating at their first match. Ranks: a ranked table's places; at a winner
 table the winner 1 and everyone else 2, because that mode names only the winner.
 
 Each filed match keeps every player's rating before and after it (RatingChange), and each
-player their latest one (PlayerRating). Filing appends; undoing a crowning restores the
-"before" values of that match and replays only the later matches that seat a player whose
-rating moved, never the whole league. The standings stamp row, which every filing and undo
-changes first, serialises these writes: two tables filing at once are rated one after the
-other, and a match that reaches the ratings after one filed later is rated in its place.
+player their latest one (PlayerRating). Filing the newest match appends, in the filing's
+transaction. Anything that changes the past (undoing a crowning that later matches follow, a
+merge, a match filed out of order, a rebuild) only moves the replay's position back
+(RatingsReplay) in its own transaction: the replay then re-rates every match from there in
+short steps after the answer (worker.py runs them), each its own transaction, so no request
+holds the league's write lock for a time that grows with its history. A step's position is
+persisted with what it wrote: a crash or a restart resumes it. While a replay is pending,
+PlayerRating keeps the last settled ratings (never a half-replayed mix) and
+ratings_updating() says so; the last step writes them all at once.
+
+The standings stamp row, which every filing and undo changes first, orders these writes: a
+step locks it too, so a filing never misses a replay that is just finishing.
 """
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import datetime
+import enum
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 from typing import cast
 
+from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+from django.dispatch import Signal
+from django.utils import timezone
 
 from matches.core.stamp import standings_changed
-from matches.models import Match, Player, PlayerRating, RatingChange, Seat
+from matches.models import (
+    Match,
+    Player,
+    PlayerRating,
+    RatingChange,
+    RatingsReplay,
+    Seat,
+    StandingsStamp,
+)
 from matches.ratings.engine import NEWCOMER, Career, RatedState, Rating, Seating, State, rate
 from matches.rules.scoring import finished_place, is_ranked
 
 BATCH = 2000
+# A replay step re-rates at most this many matches in one transaction: a few tens of
+# milliseconds on either database (make bench: "replay step").
+STEP_MATCHES = 100
+# A replayer holds the replay this long without a step before another process may take over.
+LEASE = datetime.timedelta(seconds=20)
+# Sent after a write that moved the replay's position back has committed (worker.py wakes).
+replay_scheduled = Signal()
+
+Position = tuple[datetime.datetime, int]  # (filed_at, match id): filing order
 
 
 def _filed_after(match: Match, *, inclusive: bool = False) -> QuerySet[Match]:
@@ -135,36 +168,6 @@ def _change(
     return change
 
 
-def _replay(later: QuerySet[Match], moved: dict[int, State]) -> None:
-    """Re-rate, in filing order, the later matches that seat a player whose rating or
-    career moved (who then moves too); matches among unmoved players are read as seats only
-    and keep their stored changes."""
-    affected = []
-    dirty = set(moved)
-    for seating in _seatings(later):
-        players = {player for player, _ in seating[2]}
-        if players & dirty:
-            affected.append(seating)
-            dirty |= players
-    changed: list[StoredChange] = []
-    for seating, stored in _with_changes(affected):
-        seats = seating[2]
-        before = {p: moved[p] if p in moved else (_before(stored[p]), NEWCOMER) for p, _ in seats}
-        after = rate(seating, before)
-        for player, _ in seats:
-            change = stored[player]
-            change.mu_before, change.sigma_before = before[player][0] or (None, None)
-            change.mu, change.sigma = after[player][0]
-            if player in moved:
-                _set_career(change, after[player][1])
-            else:
-                # Nothing before this match moved for this player: the career stands.
-                after[player] = (after[player][0], _career(change))
-            changed.append(change)
-        moved.update(after)
-    _save_changes(changed)
-
-
 def _save_changes(changes: list[StoredChange]) -> None:
     """One prepared UPDATE run for every changed row: bulk_update's CASE per field costs
     seconds of Python for the few hundred rows an undo replays (see make bench)."""
@@ -214,19 +217,6 @@ def _upsert(rows: Iterable[PlayerRating]) -> None:
     )
 
 
-def _state_before(player: int, match: Match) -> State:
-    latest = (
-        RatingChange.objects.filter(player_id=player)
-        .filter(
-            Q(match__filed_at__lt=match.filed_at)
-            | Q(match__filed_at=match.filed_at, match_id__lt=match.pk)
-        )
-        .order_by("-number")  # career numbers run in filing order
-        .first()
-    )
-    return (None, NEWCOMER) if latest is None else ((latest.mu, latest.sigma), _career(latest))
-
-
 def _state(rating: PlayerRating | None) -> State:
     if rating is None:
         return None, NEWCOMER
@@ -234,55 +224,110 @@ def _state(rating: PlayerRating | None) -> State:
     return (rating.mu, rating.sigma), career
 
 
+def _match_position(match: Match) -> Position:
+    # filed_at is set: these are filed matches (or one being unfiled, still stamped).
+    return cast("datetime.datetime", match.filed_at), match.pk
+
+
+def _replay_position(row: RatingsReplay | None) -> Position | None:
+    if row is None or row.from_filed_at is None or row.from_match_id is None:
+        return None
+    return row.from_filed_at, row.from_match_id
+
+
+def _pending_position() -> Position | None:
+    return _replay_position(RatingsReplay.objects.filter(pk=1).first())
+
+
+def ratings_updating() -> bool:
+    """Whether a replay is pending: the ratings shown are the last settled ones. One query."""
+    return RatingsReplay.objects.filter(pk=1, from_match_id__isnull=False).exists()
+
+
+def _schedule(position: Position, *, unfiling: int | None = None) -> None:
+    """In a write's transaction, after standings_changed took the league's lock: the ratings
+    of every match filed from position on are to be replayed. The position only moves back;
+    the replay runs after the commit (at once in the tests' inline mode, which then skips
+    the match being unfiled: it is still filed until its write ends)."""
+    RatingsReplay.objects.bulk_create([RatingsReplay(pk=1)], ignore_conflicts=True)
+    row = RatingsReplay.objects.select_for_update().get(pk=1)
+    current = _replay_position(row)
+    if current is None or position < current:
+        if current is None:
+            row.scheduled_at, row.replayed = timezone.now(), 0
+        row.from_filed_at, row.from_match_id = position
+        # Whatever a replayer kept in memory described the ratings before the old position.
+        row.generation += 1
+        row.save()
+    if settings.RATINGS_REPLAY == "inline":
+        ratings_settle(unfiling=unfiling)
+    elif settings.RATINGS_REPLAY == "background":
+        transaction.on_commit(lambda: replay_scheduled.send(sender=RatingsReplay))
+
+
 def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     """Rate a match in the transaction that files it, after that transaction changed the
     standings stamp (which holds the league-wide lock). seats: all its seats, places set."""
-    places = [(s.player_id, finished_place(s.place)) for s in sorted(seats, key=_position)]
+    position = _match_position(match)
+    # One query for both questions: the crowning's budget (see make bench).
+    pending, later = (
+        Match.objects.filter(pk=match.pk)
+        .annotate(
+            pending=Exists(RatingsReplay.objects.filter(pk=1, from_match_id__isnull=False)),
+            later=Exists(_filed_after(match)),
+        )
+        .values_list("pending", "later")
+        .get()
+    )
+    if pending:
+        # A replay is under way: it rates this match in its turn (earlier ones first).
+        current = _pending_position()
+        if current is not None and position < current:
+            _schedule(position)
+        return
+    if later:
+        # Another table's match, filed a moment later, was rated first (possible on
+        # PostgreSQL, where tables file in parallel): this one is rated in its place.
+        _schedule(position)
+        return
+    places = [(s.player_id, finished_place(s.place)) for s in sorted(seats, key=_seat_position)]
     seating: Seating = (match.pk, mode, places)
     players = [player for player, _ in seating[2]]
-    later = _filed_after(match)
-    out_of_order = later.exists()
-    if out_of_order:
-        # Another table's match, filed a moment later, was rated first (possible on
-        # PostgreSQL, where tables file in parallel): rate this one in its place.
-        before = {player: _state_before(player, match) for player in players}
-    else:
-        kept = {r.player_id: r for r in PlayerRating.objects.filter(player_id__in=players)}
-        before = {player: _state(kept.get(player)) for player in players}
+    kept = {r.player_id: r for r in PlayerRating.objects.filter(player_id__in=players)}
+    before = {player: _state(kept.get(player)) for player in players}
     after = rate(seating, before)
     ranked = is_ranked(mode)
     RatingChange.objects.bulk_create(
         [_change(match.pk, p, place, ranked, before[p], after[p]) for p, place in seating[2]]
     )
-    if out_of_order:
-        moved: dict[int, State] = dict(after)
-        _replay(later, moved)
-        _store_current(moved)
-    else:
-        _upsert(_rating_row(p, after[p]) for p in players)
+    _upsert(_rating_row(p, after[p]) for p in players)
 
 
-def _position(seat: Seat) -> int:
+def _seat_position(seat: Seat) -> int:
     return seat.position
 
 
 def ratings_unfile(*, match: Match) -> None:
     """Before a filed match is reopened: every rating as if it had never been filed. Like
-    ratings_file, called after its transaction changed the standings stamp."""
+    ratings_file, called after its transaction changed the standings stamp. The newest
+    match's players simply get their ratings from before it back; an older one's undo
+    leaves the later matches to the replay."""
     changes = list(match.rating_changes.all())
+    RatingChange.objects.filter(pk__in=[change.pk for change in changes]).delete()
+    if _pending_position() is not None or _filed_after(match).exists():
+        _schedule(_match_position(match), unfiling=match.pk)
+        return
     earlier = Q(pk__in=[])
     for change in changes:
         earlier |= Q(player_id=change.player_id, number=change.number - 1)
     careers = {c.player_id: _career(c) for c in RatingChange.objects.filter(earlier)}
-    moved = {c.player_id: (_before(c), careers.get(c.player_id, NEWCOMER)) for c in changes}
-    RatingChange.objects.filter(pk__in=[change.pk for change in changes]).delete()
-    _replay(_filed_after(match), moved)
-    _store_current(moved)
+    _store_current({c.player_id: (_before(c), careers.get(c.player_id, NEWCOMER)) for c in changes})
 
 
 def ratings_merged(*, keep: Player, dropped_id: int) -> None:
-    """After a merge gave every seat and rating change of one record to another: replay
-    from the first filed match of the merged player, who starts there as a newcomer."""
+    """After a merge gave every seat and rating change of one record to another: the replay
+    re-rates from the first filed match of the merged player, who starts there as a
+    newcomer."""
     PlayerRating.objects.filter(player_id=dropped_id).delete()
     first = (
         Match.objects.filed()
@@ -291,10 +336,232 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
         .only("pk", "filed_at")
         .first()
     )
-    moved: dict[int, State] = {keep.pk: (None, NEWCOMER)}
-    if first is not None:
-        _replay(_filed_after(first, inclusive=True), moved)
-    _store_current(moved)
+    if first is None:
+        PlayerRating.objects.filter(player=keep).delete()
+        return
+    _schedule(_match_position(first))
+
+
+def ratings_rebuild(*, progress: Callable[[int, int], None] | None = None) -> int:
+    """Recompute every rating from scratch, in the replay's short steps (the league stays
+    open meanwhile); returns the number of rated matches. progress(done, total) after each
+    step."""
+    with transaction.atomic():
+        standings_changed()  # the league-wide lock; cached standings show ratings
+        # Rows of matches no longer filed (a raw edit): no step would ever visit them.
+        RatingChange.objects.exclude(match__status=Match.Status.FILED).delete()
+        first = Match.objects.filed().order_by("filed_at", "pk").only("pk", "filed_at").first()
+        if first is None:
+            RatingChange.objects.all().delete()
+            PlayerRating.objects.all().delete()
+            return 0
+        # Whatever is pending is covered: the replay from the very first match.
+        RatingsReplay.objects.bulk_create([RatingsReplay(pk=1)], ignore_conflicts=True)
+        RatingsReplay.objects.filter(pk=1).update(
+            from_filed_at=first.filed_at,
+            from_match_id=first.pk,
+            generation=F("generation") + 1,
+            scheduled_at=timezone.now(),
+            replayed=0,
+        )
+    return ratings_settle(progress=progress)
+
+
+# --- the replay's steps ----------------------------------------------------------------
+
+
+@dataclass
+class _Kept:
+    """What one process knows between its steps: every player's state before position, as
+    of generation."""
+
+    generation: int
+    position: Position
+    states: dict[int, State]
+
+
+_kept: dict[str, _Kept] = {}  # by database alias
+_kept_lock = threading.Lock()
+
+
+class Step(enum.Enum):
+    STEPPED = "stepped"  # matches re-rated; more to do
+    SETTLED = "settled"  # nothing (more) to do
+    BUSY = "busy"  # another process holds the replay
+    MOVED = "moved"  # the position moved while this step read: try again
+
+
+def _states_before(position: Position) -> dict[int, State]:
+    """Every player's latest rating and career before position, from the stored changes
+    (final there). One query; read outside the step's transaction, as it grows with the
+    league."""
+    filed_at, match_id = position
+    earlier = Q(match__filed_at__lt=filed_at) | Q(match__filed_at=filed_at, match_id__lt=match_id)
+    rows = (
+        RatingChange.objects.filter(earlier)
+        .annotate(
+            newest=Window(RowNumber(), partition_by=[F("player_id")], order_by=F("number").desc())
+        )
+        .filter(newest=1)
+        .values_list("player_id", "mu", "sigma", "number", "run", "longest_run", "best_place")
+    )
+    return {
+        player: ((mu, sigma), Career(number, run, longest, best))
+        for player, mu, sigma, number, run, longest, best in rows
+    }
+
+
+def _leased_elsewhere(row: RatingsReplay, owner: str, now: datetime.datetime) -> bool:
+    return bool(
+        row.lease_owner
+        and row.lease_owner != owner
+        and row.lease_until is not None
+        and row.lease_until > now
+    )
+
+
+def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
+    """Re-rate the next STEP_MATCHES filed matches from the replay's position, in one short
+    transaction that also moves the position past them (the last step writes PlayerRating
+    and clears it); the outcome and how many matches it re-rated. owner names the process:
+    one replays at a time, under a lease."""
+    alias = connection.alias
+    row = RatingsReplay.objects.filter(pk=1).first()
+    position = _replay_position(row)
+    if row is None or position is None:
+        return Step.SETTLED, 0
+    now = timezone.now()
+    if _leased_elsewhere(row, owner, now):
+        return Step.BUSY, 0
+    with _kept_lock:
+        kept = _kept.get(alias)
+    if kept is None or (kept.generation, kept.position) != (row.generation, position):
+        kept = _Kept(row.generation, position, _states_before(position))
+    with transaction.atomic():
+        # The league's lock first, as every filing takes it: a filing never reads "pending"
+        # from a replay that is finishing without it.
+        StandingsStamp.objects.select_for_update().filter(pk=1).first()
+        locked = RatingsReplay.objects.select_for_update().get(pk=1)
+        if (locked.generation, _replay_position(locked)) != (kept.generation, kept.position):
+            return Step.MOVED, 0
+        if _leased_elsewhere(locked, owner, now):
+            return Step.BUSY, 0
+        states = dict(kept.states)
+        done, last = _rerate(position, states, unfiling=unfiling)
+        if last is None:
+            _store_all(states)
+            RatingsReplay.objects.filter(pk=1).update(
+                from_filed_at=None, from_match_id=None, lease_owner="", lease_until=None
+            )
+            standings_changed()  # the settled ratings show: cached pages are rebuilt
+            outcome = Step.SETTLED
+            following = None
+        else:
+            following = (last[0], last[1] + 1)  # ids are integers: just past the last
+            RatingsReplay.objects.filter(pk=1).update(
+                from_filed_at=following[0],
+                from_match_id=following[1],
+                replayed=F("replayed") + done,
+                lease_owner=owner,
+                lease_until=timezone.now() + LEASE,
+            )
+            outcome = Step.STEPPED
+    with _kept_lock:
+        if following is None:
+            _kept.pop(alias, None)
+        else:
+            _kept[alias] = _Kept(kept.generation, following, states)
+    return outcome, done
+
+
+def _rerate(
+    position: Position, states: dict[int, State], *, unfiling: int | None = None
+) -> tuple[int, Position | None]:
+    """Rate the next STEP_MATCHES filed matches from position, updating states and the
+    stored changes that differ; how many, and the last one's position (None: none left
+    after them)."""
+    filed_at, match_id = position
+    upcoming = list(
+        Match.objects.filed()
+        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
+        .exclude(pk=unfiling)
+        .order_by("filed_at", "pk")
+        .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
+    )
+    batch = upcoming[:STEP_MATCHES]
+    if not batch:
+        return 0, None
+    ids = [pk for _, pk in batch]
+    seatings = _seatings(Match.objects.filter(pk__in=ids))
+    inserts: list[RatingChange] = []
+    updates: list[StoredChange] = []
+    strays: list[int] = []
+    for seating, stored in _with_changes(seatings):
+        match, mode, seats = seating
+        before = {p: states.get(p, (None, NEWCOMER)) for p, _ in seats}
+        after = rate(seating, before)
+        ranked = is_ranked(mode)
+        for player, place in seats:
+            change = stored.pop(player, None)
+            if change is None:
+                inserts.append(_change(match, player, place, ranked, before[player], after[player]))
+                continue
+            if _stored(change) != (before[player][0], after[player][0], place, ranked,
+                                   after[player][1]):  # fmt: skip
+                change.mu_before, change.sigma_before = before[player][0] or (None, None)
+                change.mu, change.sigma = after[player][0]
+                change.place, change.ranked = place, ranked
+                _set_career(change, after[player][1])
+                updates.append(change)
+        strays += [change.pk for change in stored.values()]  # seats no longer theirs
+        states.update(after)
+    if strays:
+        RatingChange.objects.filter(pk__in=strays).delete()
+    if updates:
+        _save_changes(updates)
+    RatingChange.objects.bulk_create(inserts, batch_size=BATCH)
+    more = len(upcoming) > len(batch)
+    return len(batch), (batch[-1] if more else None)
+
+
+def _store_all(states: Mapping[int, State]) -> None:
+    """Every player's latest rating, as the replay ended: the settled ratings."""
+    PlayerRating.objects.exclude(player_id__in=list(states)).delete()
+    _store_current(states)
+
+
+def ratings_settle(
+    *,
+    owner: str = "settle",
+    progress: Callable[[int, int], None] | None = None,
+    unfiling: int | None = None,
+) -> int:
+    """Run the replay to its end here and now (the tests' inline mode, the rebuild, the
+    integrity check), step by step; returns how many matches it re-rated. Waits out
+    another process's lease. progress(done, total) after each step."""
+    done = 0
+    total = None
+    while True:
+        if progress is not None and total is None:
+            position = _pending_position()
+            total = 0 if position is None else _filed_from(position)
+        outcome, rerated = replay_step(owner=owner, unfiling=unfiling)
+        done += rerated
+        if progress is not None and total is not None:
+            progress(min(done, total), total)
+        if outcome is Step.SETTLED:
+            return done
+        if outcome is Step.BUSY:
+            time.sleep(0.2)
+
+
+def _filed_from(position: Position) -> int:
+    filed_at, match_id = position
+    return (
+        Match.objects.filed()
+        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
+        .count()
+    )
 
 
 def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, RatedState]]]:
@@ -306,32 +573,6 @@ def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, RatedSt
         after = rate(seating, before)
         current.update(after)
         yield seating, before, after
-
-
-@transaction.atomic
-def ratings_rebuild() -> int:
-    """Recompute every rating from scratch; returns the number of rated matches."""
-    standings_changed()  # the league-wide lock; cached standings show ratings
-    RatingChange.objects.all().delete()
-    PlayerRating.objects.all().delete()
-    current: dict[int, State] = {}
-    pending: list[RatingChange] = []
-    rated = 0
-    for seating, before, after in _replay_all():
-        rated += 1
-        match_id, mode, seats = seating
-        ranked = is_ranked(mode)
-        for player, place in seats:
-            pending.append(_change(match_id, player, place, ranked, before[player], after[player]))
-        current.update(after)
-        if len(pending) >= BATCH:
-            RatingChange.objects.bulk_create(pending, batch_size=BATCH)
-            pending = []
-    RatingChange.objects.bulk_create(pending, batch_size=BATCH)
-    PlayerRating.objects.bulk_create(
-        [_rating_row(p, state) for p, state in current.items()], batch_size=BATCH
-    )
-    return rated
 
 
 def _stored(change: StoredChange) -> tuple:

@@ -25,6 +25,7 @@ from matches.core import stamp as stamps
 from matches.core.kept import Kept
 from matches.core.stamp import Snapshot, Stamped
 from matches.models import Table
+from matches.ratings import replay as ratings_replay
 from matches.rules.nights import night_start
 from matches.web.forms import StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
@@ -392,6 +393,15 @@ def api_standings_etag(request: HtmxHttpRequest) -> str:
 def form_key(kind: str, *shown: object) -> str:
     """A rendered form's key: what it shows (its choices, its values) in this language."""
     return key("form", kind, get_language(), _digest(repr(shown), 12))
+
+
+def ratings_updating(request: HtmxHttpRequest) -> bool:
+    """Whether a ratings replay is pending (the ratings shown are the last settled ones),
+    read once per standings change: scheduling a replay and settling it both move the
+    stamp."""
+    return cached(
+        key("ratings-updating", standings_stamp(request)), ratings_replay.ratings_updating
+    )
 
 
 def cached(cache_key: str, build: Callable[[], Any]) -> Any:

@@ -129,6 +129,7 @@ class TestRatingsFollowFiling:
         make_table(host=host)
         assert client.get(reverse("matches:api_ratings")).json() == {
             "model": "PlackettLuce",
+            "updating": False,
             "rows": [],
         }
 

@@ -180,15 +180,17 @@ class TestHistory:
         player = Player.objects.get(name="Ann")
         url = reverse("matches:player", args=[player.pk])
         # Player, league stamp, totals by mode, rating list (with the career summary),
-        # head-to-head pairs, best night, the chart's latest matches, the history page (no
-        # first-host check: the process has seen the host).
-        with django_assert_num_queries(8):
+        # whether the ratings are updating, head-to-head pairs, best night, the chart's
+        # latest matches, the history page (no first-host check: the process has seen the
+        # host).
+        with django_assert_num_queries(9):
             client.get(url)
         # Until the league changes, the first page is rendered once: player, stamp.
         with django_assert_num_queries(2):
             client.get(url)
-        # Another page of the history is rendered each time, without the stamp.
-        with django_assert_num_queries(7):
+        # Another page of the history is rendered each time; the stamp keys whether the
+        # ratings are updating (kept with it).
+        with django_assert_num_queries(8):
             client.get(url, {"page": 2})
 
     def test_the_first_page_follows_a_filing_and_a_rename_at_once(self, host, client):

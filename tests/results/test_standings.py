@@ -172,9 +172,9 @@ class TestQueryCounts:
         with django_assert_num_queries(3):
             client.get(reverse("matches:api_standings"), {"table": table.pk})
         # The season covering today, the stamp, the aggregate with the players' names, the
-        # ratings, the tables and seasons the filter offers (read to key its rendering),
-        # and the same two again as the filter's lists are rendered.
-        with django_assert_num_queries(8):
+        # ratings, whether they are updating, the tables and seasons the filter offers (read
+        # to key its rendering), and the same two again as the filter's lists are rendered.
+        with django_assert_num_queries(9):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
         with django_assert_num_queries(4):
@@ -187,7 +187,7 @@ class TestQueryCounts:
         )
         # A filing moves the standings, not the filter's lists: it is not rendered again.
         play(table, ["Dee", "Cy", "Bob"])
-        with django_assert_num_queries(6):
+        with django_assert_num_queries(7):
             after = client.get(reverse("matches:standings")).content.decode()
         form = re.compile(r'<form method="get" class="filters".*?</form>', re.S)
         assert form.search(after).group() == form.search(page.content.decode()).group()

@@ -34,7 +34,8 @@ def _player_etag(request: HtmxHttpRequest, player_id: int) -> str:
 @condition(etag_func=_ratings_etag)
 def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
     rows = [row.as_json() for row in ratings.rating_table()]
-    payload = {"model": MODEL_NAME, "rows": rows}
+    # While a replay is pending the rows are the last settled ratings, not yet the final ones.
+    payload = {"model": MODEL_NAME, "updating": caching.ratings_updating(request), "rows": rows}
     return json_response(payload)
 
 
@@ -58,6 +59,7 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
             "profile": shown,
             "summary": profile.describe(shown),
             "chart": charts.player_chart(shown),
+            "ratings_updating": caching.ratings_updating(request),
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
             "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),

@@ -1,0 +1,241 @@
+"""The ratings replay in bounded steps (issue 21's main finding): an undo of an old crowning,
+a merge or a rebuild only moves the replay's position in its own transaction; the later
+matches are re-rated afterwards, a few at a time, each step its own short transaction, and
+until the last step the ratings shown are the last settled ones, said to be updating.
+
+These tests run the replay by hand (RATINGS_REPLAY="manual": nothing steps on its own),
+except the last, which lets a serving process's thread do it."""
+
+import datetime
+import time
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from matches.models import PlayerRating, RatingChange, RatingsReplay
+from matches.play import services
+from matches.ratings import replay, worker
+from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
+from matches.results.players import player_merge
+from tests.factories import make_table
+from tests.ratings.test_ratings import League, api_rows, play_out
+
+ROSTER = ["Ann", "Bob", "Cy", "Dee"]
+
+
+@pytest.fixture
+def manual(settings):
+    settings.RATINGS_REPLAY = "manual"
+    replay._kept.clear()  # what a process remembers between steps: a fresh process
+    yield
+    replay._kept.clear()
+
+
+def stored_changes() -> list[tuple]:
+    return list(
+        RatingChange.objects.order_by("match_id", "player_id").values_list(
+            "match_id", "player_id", "mu", "sigma", "number"
+        )
+    )
+
+
+def stored_ratings() -> list[tuple]:
+    return list(PlayerRating.objects.order_by("player_id").values_list("player_id", "mu", "sigma"))
+
+
+def league_with_an_old_crowning(host, later: int = 3) -> tuple[League, object, object]:
+    """Front's last tap is a crowning; then `later` matches are filed at Back with two of
+    its players, so their ratings depend on the crowning."""
+    league = League()
+    front = make_table(host=host, players=ROSTER, name="Front")
+    back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
+    undone = play_out(front, ["Dee", "Cy", "Bob"], league)
+    for n in range(later):
+        play_out(back, ["Eve", "Bob"] if n % 2 else ["Bob", "Eve"], league)
+    return league, front, undone
+
+
+class TestAnOldCrowningsUndo:
+    def test_the_undo_only_moves_the_replay_and_the_ratings_shown_stay_settled(
+        self, manual, client, host
+    ):
+        league, front, undone = league_with_an_old_crowning(host)
+        rows_before = api_rows(client)
+        later_changes = [c for c in stored_changes() if c[0] != undone.pk]
+        ratings_before = stored_ratings()
+
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+
+        # The request re-rated nothing: the later matches' stored changes and the ratings
+        # are as they were; only the undone match's own changes went.
+        assert stored_changes() == later_changes
+        assert stored_ratings() == ratings_before
+        payload = client.get(reverse("matches:api_ratings")).json()
+        assert payload["updating"] is True
+        assert api_rows(client) == rows_before  # never a half-replayed mix
+        page = client.get(reverse("matches:standings")).content.decode()
+        assert "Ratings are updating after a change to an earlier match" in page
+        assert "(updating)" in page
+
+        assert ratings_settle() == 3  # the three later matches
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+        payload = client.get(reverse("matches:api_ratings")).json()
+        assert payload["updating"] is False
+        assert "(updating)" not in client.get(reverse("matches:standings")).content.decode()
+        assert not RatingsReplay.objects.get().pending
+
+    def test_the_newest_crownings_undo_is_exact_at_once(self, manual, client, host):
+        league = League()
+        front = make_table(host=host, players=ROSTER, name="Front")
+        play_out(front, ["Dee", "Cy", "Bob"], league)
+        play_out(front, ["Ann", "Cy", "Bob"], league)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop()
+        assert client.get(reverse("matches:api_ratings")).json()["updating"] is False
+        assert api_rows(client) == league.expected_rows()
+        assert rating_problems() == []
+
+
+class TestSteps:
+    def test_each_step_rates_a_bounded_number_of_matches_in_the_same_queries(
+        self, manual, host, monkeypatch, django_assert_num_queries
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league, front, _ = league_with_an_old_crowning(host, later=7)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        replay_step(owner="a")  # the first step reads every player's state once
+        positions = []
+        for _ in range(2):
+            # Read the replay row; in a savepoint lock the stamp and the row, read the next
+            # matches, their seats and stored changes, write what moved (one executemany),
+            # move the position: however long the league's history.
+            with django_assert_num_queries(10):
+                outcome, done = replay_step(owner="a")
+            assert (outcome, done) == (Step.STEPPED, 2)
+            positions.append(RatingsReplay.objects.get().from_match_id)
+        assert positions[0] < positions[1]
+        assert ratings_settle(owner="a") == 1  # seven: 2 + 2 + 2 + 1
+        assert rating_problems() == []
+
+    def test_a_crash_between_steps_resumes_where_the_last_step_committed(
+        self, manual, client, host, monkeypatch
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league, front, _ = league_with_an_old_crowning(host, later=5)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        assert replay_step(owner="first")[0] is Step.STEPPED
+        position = RatingsReplay.objects.get().from_match_id
+        replay._kept.clear()  # the process died; what it remembered is gone
+        RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
+        assert replay_step(owner="second") == (Step.STEPPED, 2)
+        assert RatingsReplay.objects.get().from_match_id > position
+        ratings_settle(owner="second")
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_another_process_waits_while_the_lease_holds(self, manual, host, monkeypatch):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        _, front, _ = league_with_an_old_crowning(host, later=3)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        assert replay_step(owner="first")[0] is Step.STEPPED
+        assert replay_step(owner="second") == (Step.BUSY, 0)
+        RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
+        assert replay_step(owner="second") == (Step.STEPPED, 1)
+        assert replay_step(owner="first") == (Step.BUSY, 0)
+
+    def test_a_match_filed_while_the_replay_runs_is_rated_in_its_turn(
+        self, manual, client, host, monkeypatch
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league, front, _ = league_with_an_old_crowning(host, later=4)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        replay_step(owner="a")
+        side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
+        newest = play_out(side, ["Gus", "Eve"], league)
+        assert not RatingChange.objects.filter(match=newest).exists()  # the replay's turn
+        assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
+        ratings_settle(owner="a")
+        assert RatingChange.objects.filter(match=newest).count() == 3
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_an_earlier_undo_during_the_replay_moves_it_back(
+        self, manual, client, host, monkeypatch
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        league = League()
+        early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
+        front = make_table(host=host, players=ROSTER, name="Front")
+        back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
+        play_out(early, ["Hal", "Bob"], league)  # Early's last tap: the oldest crowning
+        play_out(front, ["Dee", "Cy", "Bob"], league)
+        for _ in range(3):
+            play_out(back, ["Eve", "Bob"], league)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(1)
+        replay_step(owner="a")
+        replay_step(owner="a")
+        generation = RatingsReplay.objects.get().generation
+        services.table_undo_last(table_id=early.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        row = RatingsReplay.objects.get()
+        assert row.generation == generation + 1  # what "a" kept in memory is void
+        ratings_settle(owner="a")
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_a_merge_is_replayed_in_steps_too(self, manual, client, host):
+        league = League()
+        one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
+        two = make_table(host=host, players=["Dee", "Bobby", "Eve"], name="Two")
+        for _ in range(2):
+            play_out(one, ["Cy", "Bob"], league)
+            play_out(two, ["Eve", "Bobby"], league)
+        ratings_before = stored_ratings()
+        bob = one.matches.first().seats.get(player__name="Bob").player
+        player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+        assert stored_ratings() == [r for r in ratings_before if r[0] in set(
+            PlayerRating.objects.values_list("player_id", flat=True))]  # fmt: skip
+        assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
+        ratings_settle()
+        league.filed = [
+            (mode, [("Bob" if name == "Bobby" else name, place) for name, place in seating])
+            for mode, seating in league.filed
+        ]
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_the_rebuild_reports_its_progress(self, manual, host, monkeypatch):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league_with_an_old_crowning(host, later=4)
+        RatingChange.objects.update(mu=1.0)  # damage every stored change
+        seen = []
+        assert replay.ratings_rebuild(progress=lambda done, total: seen.append((done, total))) == 5
+        assert seen == [(2, 5), (4, 5), (5, 5)]
+        assert rating_problems() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_serving_process_settles_the_replay_by_itself(settings, host, client):
+    """Background mode, as under gunicorn: the undo's answer comes first, then this
+    process's replay thread re-rates the later matches and the ratings settle."""
+    settings.RATINGS_REPLAY = "background"
+    replay._kept.clear()
+    settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
+    league, front, _ = league_with_an_old_crowning(host, later=3)
+    settings.RATINGS_REPLAY = "background"
+    services.table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
+    league.filed.pop(0)
+    deadline = time.monotonic() + 20
+    while replay.ratings_updating():
+        assert time.monotonic() < deadline, "the replay did not settle"
+        time.sleep(0.05)
+    assert rating_problems() == []
+    assert api_rows(client) == league.expected_rows()
+    worker.stop()
