@@ -7,6 +7,7 @@ acknowledged before the kill is there.
     python loadtest/run.py [--database-url URL] [--tables 8] [--matches 3] [--spectators 8]
                            [--workers 3] [--short]
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
+    python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
 
 The second form is the spectator mode (loadtest/spectators.py): how many spectators polling
 every 3 s one gunicorn worker holds with p95 under 50 ms.
@@ -392,6 +393,14 @@ def main() -> int:
         help="instead: how many spectators one worker holds (loadtest/spectators.py)",
     )
     parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="instead: an old crowning's undo and a merge in a big league (loadtest/replay.py)",
+    )
+    parser.add_argument(
+        "--league-matches", type=int, default=100_000, help="the replay mode's league size"
+    )
+    parser.add_argument(
         "--close-connections",
         action="store_true",
         help="spectator mode on the sync worker, a new connection per poll (as before gthread)",
@@ -410,6 +419,10 @@ def main() -> int:
         from loadtest import spectators
 
         return spectators.main(args, env)
+    if args.replay:
+        from loadtest import replay
+
+        return replay.main(args, env)
     import django
 
     django.setup()

@@ -1,0 +1,209 @@
+"""The bounded-writes mode (issue 21): in a league of N filed matches, an undo of the oldest
+crowning and a merge of two long careers answer at once while taps at other tables keep
+answering; the ratings then settle, in the serving processes' own replay threads, to
+exactly a full recompute.
+
+    python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
+
+Setup, in this process: seed_league's bulk league; one table, Old, whose only match is
+filed at the very start of the league's history (so its crowning is that table's latest tap
+and every later rating depends on it); and the longest career split in two records that
+never met (their merge joins them back). The seeding's full rating replay is timed.
+
+Then gunicorn (gunicorn.conf.py's settings, three workers) serves it on 127.0.0.1: host
+clients tap at other tables throughout, the undo goes in, the ratings are polled until they
+have settled, the merge goes in, and again. Targets: each answer under 1 s, taps at other
+tables p99 under 1 s and never a 5xx, settled within 60 s, check_integrity clean.
+"""
+
+import datetime
+import json
+import random
+import statistics
+import threading
+import time
+import uuid
+from unittest import mock
+
+from loadtest.run import (
+    Browser,
+    Server,
+    Stats,
+    host_cookies,
+    host_loop,
+    integrity,
+    launch_tables,
+)
+
+ANSWER_AIM_S = 1.0
+TAP_P99_AIM_MS = 1000.0
+SETTLE_AIM_S = 60.0
+
+
+def _seed(matches: int) -> dict:
+    """The league, the Old table and the split career; what was made and how long it took."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection, transaction
+    from django.db.models import Count, Min
+
+    from bench.seed import seed_league
+    from matches.models import Match, Player, Seat, Tap
+    from matches.play import services
+    from matches.ratings.replay import ratings_settle
+    from matches.results.filing import league_recount
+    from matches.rules.names import name_key
+
+    started = time.perf_counter()
+    seed_league(players=300, tables=30, matches=matches)
+    seeded = time.perf_counter() - started
+
+    host = get_user_model().objects.filter(is_superuser=True).first()
+    first = Match.objects.filed().aggregate(first=Min("filed_at"))["first"]
+    long_ago = first - datetime.timedelta(minutes=5)
+    names = list(Player.objects.order_by("?").values_list("name", flat=True)[:4])
+    # The Old table's match is filed "at the start of the history": every service stamps
+    # its rows with that moment, so the tallies, nights and totals are bucketed there too.
+    with mock.patch("django.utils.timezone.now", return_value=long_ago):
+        old = services.table_launch(name="Old", player_names=names, mode="ranked", by=host)
+        match = old.matches.open().get()
+        for seat in list(match.seats.order_by("position"))[:-1]:
+            services.match_eliminate(
+                table_id=old.pk, match_id=match.pk, player_id=seat.player_id,
+                key=uuid.uuid4(), by=host,
+            )  # fmt: skip
+    # The longest career, split: every other match of it goes to a new record.
+    longest = (
+        Player.objects.annotate(n=Count("seats")).order_by("-n").values_list("pk", "n").first()
+    )
+    keep = Player.objects.get(pk=longest[0])
+    twin_name = f"{keep.name} II"
+    twin = Player.objects.create(name=twin_name, key=name_key(twin_name))
+    moved = list(
+        Seat.objects.filter(player=keep, match__status=Match.Status.FILED)
+        .order_by("match__filed_at", "match_id")
+        .values_list("match_id", flat=True)
+    )[1::2]
+    with transaction.atomic():
+        Seat.objects.filter(player=keep, match_id__in=moved).update(player=twin)
+        Tap.objects.filter(player=keep, match_id__in=moved).update(player=twin)
+        Match.objects.filter(winner=keep, pk__in=moved).update(winner=twin)
+        Match.objects.filter(first_dealer=keep, pk__in=moved).update(first_dealer=twin)
+    started = time.perf_counter()
+    league_recount()  # every aggregate from the seats, the split included
+    ratings_settle()
+    replayed = time.perf_counter() - started
+    connection.close()
+    return {
+        "seeded_s": seeded,
+        "recount_s": replayed,
+        "old": old.pk,
+        "keep": keep.pk,
+        "twin": twin.name,
+        "careers": (longest[1] - len(moved), len(moved)),
+    }
+
+
+def _settle(browser: Browser, deadline_s: float) -> float:
+    """Seconds until /api/ratings/ says the ratings are no longer updating."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < deadline_s:
+        _, body = browser.request("GET", "/api/ratings/")
+        if not json.loads(body)["updating"]:
+            return time.perf_counter() - started
+        time.sleep(0.25)
+    return float("inf")
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(args, env) -> int:
+    import django
+
+    env["BRAG_RATINGS_REPLAY"] = "manual"  # this process seeds; gunicorn replays
+    import os
+
+    os.environ["BRAG_RATINGS_REPLAY"] = "manual"
+    django.setup()
+    from django.db import connection
+
+    matches = 5_000 if args.short else args.league_matches
+    print(f"Replay load test on {connection.vendor}: {matches:,} filed matches")
+    made = _seed(matches)
+    print(f"  seeded in {made['seeded_s']:.1f} s; every aggregate recounted and the ratings "
+          f"replayed from scratch in {made['recount_s']:.1f} s")  # fmt: skip
+    print(f"  careers to merge: {made['careers'][0]:,} and {made['careers'][1]:,} matches")
+
+    env["BRAG_RATINGS_REPLAY"] = "background"
+    server = Server(env, 3)
+    server.start()
+    cookies, csrf = host_cookies()
+    rng = random.Random(21)
+    taps = Stats()
+    tables = launch_tables(server.port, taps, cookies, csrf, 4, rng)
+    stop = threading.Event()
+    players = [
+        threading.Thread(
+            target=host_loop,
+            args=(Browser(server.port, taps, cookies, csrf), table, 10_000, stop, rng),
+        )
+        for table in tables
+    ]
+    failures = []
+    host = Browser(server.port, Stats(), cookies, csrf)
+    try:
+        for thread in players:
+            thread.start()
+        time.sleep(2)  # taps under way
+        with taps.lock:
+            taps.latencies.clear()  # only the taps during the undo, the merge and the replays
+        started = time.perf_counter()
+        response, _ = host.request(
+            "POST", f"/tables/{made['old']}/undo/", "", {"HX-Request": "true"}
+        )
+        undo_s = time.perf_counter() - started
+        undo_settle_s = _settle(host, SETTLE_AIM_S * 3)
+        started = time.perf_counter()
+        merged, _ = host.request("POST", f"/players/{made['keep']}/merge/", f"other={made['twin']}")
+        merge_s = time.perf_counter() - started
+        merge_settle_s = _settle(host, SETTLE_AIM_S * 3)
+        stop.set()
+    finally:
+        stop.set()
+        for thread in players:
+            thread.join(timeout=30)
+        server.stop()
+    with taps.lock:
+        during = list(taps.latencies)
+        errors = list(taps.errors)
+    print(f"  undo of the oldest crowning: HTTP {response.status} in {undo_s * 1000:.0f} ms; "
+          f"ratings settled {undo_settle_s:.1f} s later")  # fmt: skip
+    print(f"  merge of the two careers: HTTP {merged.status} in {merge_s * 1000:.0f} ms; "
+          f"ratings settled {merge_settle_s:.1f} s later")  # fmt: skip
+    print(f"  taps and board reads at other tables meanwhile: {len(during)}, "
+          f"p50 {statistics.median(during) if during else float('nan'):.0f} ms, "
+          f"p99 {_p(during, 0.99):.0f} ms, max {max(during, default=float('nan')):.0f} ms, "
+          f"5xx/errors {len(errors)}")  # fmt: skip
+    ok, text = integrity()
+    print(f"  check_integrity: {text.splitlines()[-1] if text else ''}")
+    if response.status != 200:
+        failures.append(f"the undo answered {response.status}")
+    if merged.status != 302:
+        failures.append(f"the merge answered {merged.status}")
+    if undo_s > ANSWER_AIM_S or merge_s > ANSWER_AIM_S:
+        failures.append("an answer took over 1 s")
+    if max(undo_settle_s, merge_settle_s) > SETTLE_AIM_S:
+        failures.append("the ratings took over 60 s to settle")
+    if errors:
+        failures.append(f"errors at other tables: {errors[:3]}")
+    if _p(during, 0.99) > TAP_P99_AIM_MS:
+        failures.append("taps at other tables over 1 s at p99")
+    if not ok:
+        failures.append("check_integrity failed")
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
