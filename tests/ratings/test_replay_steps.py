@@ -221,11 +221,16 @@ class TestSteps:
         assert rating_problems() == []
 
 
+@pytest.fixture
+def replay_thread():
+    yield
+    worker.stop()  # its connection closes before the test database is flushed
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_serving_process_settles_the_replay_by_itself(settings, host, client):
+def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, replay_thread):
     """Background mode, as under gunicorn: the undo's answer comes first, then this
     process's replay thread re-rates the later matches and the ratings settle."""
-    settings.RATINGS_REPLAY = "background"
     replay._kept.clear()
     settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
     league, front, _ = league_with_an_old_crowning(host, later=3)
@@ -238,4 +243,3 @@ def test_a_serving_process_settles_the_replay_by_itself(settings, host, client):
         time.sleep(0.05)
     assert rating_problems() == []
     assert api_rows(client) == league.expected_rows()
-    worker.stop()
