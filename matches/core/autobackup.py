@@ -168,8 +168,16 @@ def _night(now: datetime.datetime) -> datetime.date:
     return night_start(now).date()
 
 
+def _nightly_name(night: datetime.date) -> str:
+    return f"brag-{night.isoformat()}-nightly{backup_suffix()}"
+
+
 def _nightly_exists(folder: Path, night: datetime.date) -> bool:
-    return any(folder.glob(f"brag-{night.isoformat()}-nightly.*"))
+    # A folder that cannot be read has none: the copy then fails, and says why.
+    try:
+        return (folder / _nightly_name(night)).is_file()
+    except OSError:
+        return False
 
 
 def backup_run(*, table_id: int | None = None, wait: float = 0.0) -> Path | None:
@@ -199,7 +207,7 @@ def _write_due(folder: Path, table_id: int | None) -> Path | None:
     now = _now()
     night = _night(now)
     if not _nightly_exists(folder, night):
-        name = f"brag-{night.isoformat()}-nightly{backup_suffix()}"
+        name = _nightly_name(night)
     elif table_id is not None:
         at = timezone.localtime(now).strftime("%H%M%S")
         name = f"brag-{night.isoformat()}-close-{at}-table{table_id}{backup_suffix()}"
@@ -227,7 +235,11 @@ def _start(**kwargs) -> None:
     if not settings.BACKUP_IN_BACKGROUND:
         backup_run(**kwargs)
         return
-    threading.Thread(target=_in_thread, kwargs=kwargs, name="brag-backup", daemon=True).start()
+    thread = threading.Thread(target=_in_thread, kwargs=kwargs, name="brag-backup", daemon=True)
+    try:
+        thread.start()
+    except RuntimeError:  # out of threads: the request it follows must still be answered
+        logger.exception("Automatic backup not started")
 
 
 def _in_thread(**kwargs) -> None:

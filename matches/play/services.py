@@ -662,8 +662,11 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
     table.closed_at = timezone.now()
     table_bump(table, "closed_at")
     standings_changed()
-    # A copy holding the close, once it is committed, written outside the request.
-    transaction.on_commit(functools.partial(autobackup.backup_after_close, table_id=table.pk))
+    # A copy holding the close, once it is committed, written outside the request; robust: a
+    # backup that cannot even start is logged, never an error for a close already saved.
+    transaction.on_commit(
+        functools.partial(autobackup.backup_after_close, table_id=table.pk), robust=True
+    )
     return table
 
 
