@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "matches.web.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise: a static file is no request of the night's.
+    "matches.web.middleware.NightlyBackupMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -136,6 +138,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         ),
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test_db.sqlite3")}
+
+# Automatic backups (matches.core.autobackup, docs/operating.md): after each table closes and
+# once a night, a checked copy of the database goes into BACKUP_DIR, in a thread of its own.
+BACKUP_DIR = Path(os.environ.get("BRAG_BACKUP_DIR") or BASE_DIR / "backups")
+BACKUP_AUTO = env_bool("BRAG_BACKUP_AUTO", True)
+# The tests set False to run each copy in the request's own thread, so they can wait for it.
+BACKUP_IN_BACKGROUND = True
 
 # Each process keeps its own small cache (computed standings); nothing to run beside the app.
 CACHES = {

@@ -3,8 +3,16 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from matches.web.forms import LoginForm
+from matches.web.views import backups
 
 urlpatterns = [
+    # Before the admin's own URLs, which end in a catch-all; staff only (the admin's login).
+    path("admin/backups/", admin.site.admin_view(backups.admin_backups), name="admin_backups"),
+    path(
+        "admin/backups/latest/",
+        admin.site.admin_view(backups.admin_backup_download),
+        name="admin_backup_download",
+    ),
     path("admin/", admin.site.urls),
     # Only the two auth pages the app uses: no password reset (no mail is set up) or change
     # (hosts are managed in the admin).

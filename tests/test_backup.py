@@ -1,17 +1,27 @@
 """Back up mid-season while the app runs, restore into an emptied database: same standings."""
 
+import datetime
+import fcntl
+import logging
 import sqlite3
+import threading
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone, translation
 
 from matches import integrity
+from matches.core import autobackup, backups
 from matches.core import stamp as core_stamp
 from matches.models import Player, Table
 from matches.play import selectors, services
 from matches.results import standings as league_standings
+from tests.clients import FormClient
 from tests.factories import make_host, make_table, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -190,3 +200,373 @@ class TestBackupRefusesToOverwrite:
         message = str(error.value)
         assert message.startswith(f"Cannot write a backup to {path}:"), message
         assert "\n" not in message and "Traceback" not in message
+
+
+# Automatic backups (issue 21): after each close and once a night, with nothing to start.
+
+
+def local(*args) -> datetime.datetime:
+    return timezone.make_aware(datetime.datetime(*args))
+
+
+class Clock:
+    """autobackup's clock, moved by the test from night to night."""
+
+    def __init__(self, moment: datetime.datetime) -> None:
+        self.moment = moment
+
+    def __call__(self) -> datetime.datetime:
+        return self.moment
+
+
+@pytest.fixture
+def clock(monkeypatch) -> Clock:
+    clock = Clock(local(2026, 12, 1, 20, 0))
+    monkeypatch.setattr(autobackup, "_now", clock)
+    return clock
+
+
+@pytest.fixture
+def folder(settings, tmp_path, clock):
+    """Automatic backups on, into a folder of the test's own, each copy written in the
+    thread that asks for it so the test sees it at once."""
+    settings.BACKUP_AUTO = True
+    settings.BACKUP_IN_BACKGROUND = False
+    settings.BACKUP_DIR = tmp_path / "auto"
+    return settings.BACKUP_DIR
+
+
+def names(folder) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def ext() -> str:
+    return ".dump" if connection.vendor == "postgresql" else ".sqlite3"
+
+
+def close(table, host):
+    table.refresh_from_db()
+    match = table.matches.filter(status="open").first()
+    services.table_close(table_id=table.pk, by=host, discard_match_id=match and match.pk)
+
+
+def reopen_and_close(table, host):
+    services.table_reopen(table_id=table.pk, by=host)
+    close(table, host)
+
+
+class TestACopyAfterEachClose:
+    def test_the_first_close_of_a_night_leaves_a_checked_copy_that_restores(self, folder):
+        host, front = season()
+        close(front, host)
+        nightly = f"brag-2026-12-01-nightly{ext()}"
+        assert names(folder) == [".lock", nightly]
+        closed = snapshot()
+        backups.backup_verify(folder / nightly)  # restore's own check takes it
+        Table.objects.all().delete()
+        Player.objects.all().delete()
+        call_command("restore", str(folder / nightly), "--yes", stdout=StringIO())
+        assert snapshot() == closed
+        assert Table.objects.get(pk=front.pk).closed_at is not None
+
+    def test_a_second_close_the_same_night_adds_an_after_close_copy_not_a_nightly(
+        self, folder, clock
+    ):
+        host, front = season()
+        snug = Table.objects.get(name="Snug")
+        close(front, host)
+        clock.moment = local(2026, 12, 2, 1, 30, 5)  # the small hours: still 1 December's night
+        close(snug, host)
+        after = f"brag-2026-12-01-close-013005-table{snug.pk}{ext()}"
+        assert names(folder) == [".lock", after, f"brag-2026-12-01-nightly{ext()}"]
+        backups.backup_verify(folder / after)
+        Table.objects.all().delete()
+        call_command("restore", str(folder / after), "--yes", stdout=StringIO())
+        assert Table.objects.get(pk=snug.pk).closed_at is not None
+
+    def test_the_night_changes_at_noon(self, folder, clock):
+        host, front = season()
+        close(front, host)
+        clock.moment = local(2026, 12, 2, 11, 59, 59)
+        reopen_and_close(front, host)
+        clock.moment = local(2026, 12, 2, 12, 0, 0)
+        reopen_and_close(front, host)
+        clock.moment = local(2026, 12, 2, 12, 0, 1)
+        reopen_and_close(front, host)
+        assert names(folder) == [
+            ".lock",
+            f"brag-2026-12-01-close-115959-table{front.pk}{ext()}",
+            f"brag-2026-12-01-nightly{ext()}",
+            f"brag-2026-12-02-close-120001-table{front.pk}{ext()}",
+            f"brag-2026-12-02-nightly{ext()}",
+        ]
+
+    def test_closing_through_the_page_leaves_the_copy(self, folder):
+        host, front = season()
+        client = FormClient()
+        client.force_login(host)
+        match = front.matches.get(status="open")
+        response = client.post(reverse("matches:close", args=[front.pk]), {"discard": match.pk})
+        assert response.status_code == 302
+        assert names(folder) == [".lock", f"brag-2026-12-01-nightly{ext()}"]
+        backups.backup_verify(folder / f"brag-2026-12-01-nightly{ext()}")
+
+    def test_a_refused_close_leaves_no_copy(self, folder):
+        host, front = season()
+        with pytest.raises(services.RuleError):
+            services.table_close(table_id=front.pk, by=host)  # a match under way, unconfirmed
+        assert not folder.exists()
+
+    def test_the_copy_is_written_in_a_thread_of_its_own(self, folder, settings):
+        settings.BACKUP_IN_BACKGROUND = True
+        host, front = season()
+        close(front, host)
+        for thread in threading.enumerate():
+            if thread.name == "brag-backup":
+                thread.join(timeout=60)
+        assert names(folder) == [".lock", f"brag-2026-12-01-nightly{ext()}"]
+        backups.backup_verify(folder / f"brag-2026-12-01-nightly{ext()}")
+
+    def test_nothing_is_written_when_they_are_off(self, folder, settings):
+        settings.BACKUP_AUTO = False
+        host, front = season()
+        close(front, host)
+        FormClient().get(reverse("matches:home"))
+        assert not folder.exists()
+
+
+class TestOnceANightOnTheFirstRequest:
+    def test_the_first_request_after_noon_makes_the_nightly_copy(self, folder, clock, monkeypatch):
+        season()
+        runs = []
+        real_run = autobackup.backup_run
+        monkeypatch.setattr(autobackup, "backup_run", lambda **kw: runs.append(kw) or real_run())
+        client = FormClient()
+        client.get(reverse("matches:home"))
+        assert names(folder) == [".lock", f"brag-2026-12-01-nightly{ext()}"]
+        assert len(runs) == 1
+        clock.moment = local(2026, 12, 2, 11, 59, 59)
+        client.get(reverse("matches:home"))
+        client.get(reverse("matches:standings"))
+        assert len(runs) == 1  # the same night: the process does not even look again
+        clock.moment = local(2026, 12, 2, 12, 0, 0)
+        client.get(reverse("matches:home"))
+        assert len(runs) == 2
+        assert names(folder) == [
+            ".lock",
+            f"brag-2026-12-01-nightly{ext()}",
+            f"brag-2026-12-02-nightly{ext()}",
+        ]
+        backups.backup_verify(folder / f"brag-2026-12-02-nightly{ext()}")
+
+    def test_a_nightly_copy_made_by_another_process_is_not_made_again(self, folder):
+        season()
+        folder.mkdir()
+        made_elsewhere = folder / f"brag-2026-12-01-nightly{ext()}"
+        made_elsewhere.write_bytes(b"another worker's copy")
+        FormClient().get(reverse("matches:home"))
+        assert names(folder) == [made_elsewhere.name]
+        assert made_elsewhere.read_bytes() == b"another worker's copy"
+
+
+class TestOneCopyAtATime:
+    def test_a_copy_asked_for_while_another_holds_the_lock(self, folder, monkeypatch, caplog):
+        host, front = season()
+        folder.mkdir()
+        monkeypatch.setattr(autobackup, "LOCK_WAIT_SECONDS", 0.3)
+        with open(folder / ".lock", "a") as other:  # as another worker writing a copy
+            fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            assert autobackup.backup_run() is None  # the nightly one: skipped at once
+            with caplog.at_level(logging.ERROR, logger="matches.core.autobackup"):
+                close(front, host)  # waits its turn, then gives up and says so
+            assert names(folder) == [".lock"]
+            assert f"No copy after table {front.pk} closed" in caplog.text
+        assert autobackup.backup_run() == folder / f"brag-2026-12-01-nightly{ext()}"
+
+
+def damage_each_copy(monkeypatch):
+    """Every copy comes out damaged, as a failing disk writes it."""
+    real_copy = backups._copy
+
+    def damaged(path):
+        real_copy(path)
+        damaged_copy(path, path)
+
+    monkeypatch.setattr(backups, "_copy", damaged)
+
+
+class TestACopyThatFailsTheCheck:
+    def test_keeps_no_name_is_logged_and_shown_until_one_succeeds(
+        self, folder, monkeypatch, caplog, admin_client
+    ):
+        host, front = season()
+        damage_each_copy(monkeypatch)
+        with caplog.at_level(logging.ERROR, logger="matches.core.autobackup"):
+            close(front, host)
+        assert names(folder) == [".last-failure", ".lock"]  # no partial file either
+        assert "Automatic backup failed" in caplog.text
+        assert "failed restore's check" in caplog.text
+        page = admin_client.get(reverse("admin_backups")).content.decode()
+        assert "The last automatic backup failed: 2026-12-01 20:00 The copy written" in page
+        assert "No automatic backup has been made yet." in page
+
+        monkeypatch.undo()  # copies come out whole again (and the real clock is back)
+        monkeypatch.setattr(autobackup, "_now", Clock(local(2026, 12, 1, 21, 0)))
+        assert autobackup.backup_run() == folder / f"brag-2026-12-01-nightly{ext()}"
+        assert names(folder) == [".lock", f"brag-2026-12-01-nightly{ext()}"]
+        assert "failed" not in admin_client.get(reverse("admin_backups")).content.decode()
+
+
+def fake_backup(folder, name):
+    path = folder / name
+    path.write_bytes(name.encode())
+    return path
+
+
+class TestRetention:
+    def test_keeps_14_nightly_copies_the_first_of_each_month_and_two_nights_of_closes(
+        self, tmp_path
+    ):
+        first = datetime.date(2026, 8, 20)
+        for day in range((datetime.date(2026, 12, 1) - first).days + 1):
+            night = first + datetime.timedelta(day)
+            fake_backup(tmp_path, f"brag-{night}-nightly.sqlite3")
+        for name in [
+            "brag-2026-11-20-close-230000-table3.sqlite3",
+            "brag-2026-11-28-close-221500-table4.sqlite3",
+            "brag-2026-11-28-close-013000-table5.sqlite3",
+            "brag-2026-11-30-close-230000-table6.sqlite3",
+            "brag-2026-12-01-close-214000-table7.sqlite3",
+            "brag-2026-12-01-close-001000-table8.sqlite3",
+            "mine.sqlite3",  # the host's own files are never touched
+            "brag-2026-01-01-nightly.sqlite3.bak",
+        ]:
+            fake_backup(tmp_path, name)
+        autobackup.backups_prune(tmp_path)
+        last_14 = [f"brag-2026-11-{day:02}-nightly.sqlite3" for day in range(18, 31)]
+        assert names(tmp_path) == sorted(
+            [
+                "brag-2026-01-01-nightly.sqlite3.bak",
+                "brag-2026-08-20-nightly.sqlite3",
+                "brag-2026-09-01-nightly.sqlite3",
+                "brag-2026-10-01-nightly.sqlite3",
+                "brag-2026-11-01-nightly.sqlite3",
+                *last_14,
+                "brag-2026-11-30-close-230000-table6.sqlite3",
+                "brag-2026-12-01-close-001000-table8.sqlite3",
+                "brag-2026-12-01-close-214000-table7.sqlite3",
+                "brag-2026-12-01-nightly.sqlite3",
+                "mine.sqlite3",
+            ]
+        )
+        assert len(last_14) + 1 == 14
+
+    def test_a_month_keeps_its_first_copy_for_good(self, tmp_path):
+        nights = [datetime.date(2025, 1, 10) + datetime.timedelta(7 * week) for week in range(60)]
+        for night in nights:
+            fake_backup(tmp_path, f"brag-{night}-nightly.dump")
+        autobackup.backups_prune(tmp_path)
+        kept = autobackup.backups_list(tmp_path)
+        months = {(night.year, night.month) for night in nights}
+        firsts = {min(n for n in nights if (n.year, n.month) == month) for month in months}
+        assert {b.night for b in kept} == firsts | set(nights[-14:])
+        assert len(kept) == len(firsts | set(nights[-14:])) < len(nights)
+
+    def test_pruning_runs_after_each_copy(self, folder):
+        host, front = season()
+        folder.mkdir()
+        for day in range(1, 21):
+            fake_backup(folder, f"brag-2026-11-{day:02}-nightly{ext()}")
+        close(front, host)
+        nightly = sorted(n for n in names(folder) if n.endswith(f"nightly{ext()}"))
+        assert nightly == [
+            f"brag-2026-11-01-nightly{ext()}",
+            *[f"brag-2026-11-{day:02}-nightly{ext()}" for day in range(8, 21)],
+            f"brag-2026-12-01-nightly{ext()}",
+        ]
+
+
+@pytest.fixture
+def admin_client(db) -> FormClient:
+    client = FormClient()
+    client.force_login(
+        get_user_model().objects.create_superuser(username="boss", password="a-long-password-1")
+    )
+    return client
+
+
+@pytest.fixture
+def english():
+    with translation.override("en"):
+        yield
+
+
+@pytest.mark.usefixtures("english")
+class TestTheAdminsBackupsPage:
+    def test_lists_the_copies_and_gives_a_superuser_the_latest(self, folder, admin_client, clock):
+        host, front = season()
+        snug = Table.objects.get(name="Snug")
+        close(front, host)
+        clock.moment = local(2026, 12, 1, 23, 0, 0)
+        close(snug, host)
+        latest = folder / f"brag-2026-12-01-close-230000-table{snug.pk}{ext()}"
+        index = admin_client.get(reverse("admin:index"))
+        assert reverse("admin_backups") in index.content.decode()
+        page = admin_client.get(reverse("admin_backups"))
+        assert page.status_code == 200
+        text = page.content.decode()
+        assert text.index(latest.name) < text.index(f"brag-2026-12-01-nightly{ext()}")
+        assert f"Download the latest backup ({latest.name})" in text
+        response = admin_client.get(reverse("admin_backup_download"))
+        assert response.status_code == 200
+        assert response["Content-Disposition"] == f'attachment; filename="{latest.name}"'
+        assert response["Content-Type"] == "application/octet-stream"
+        assert {"private", "no-store"} <= set(response["Cache-Control"].split(", "))
+        assert b"".join(response.streaming_content) == latest.read_bytes()
+
+    def test_nothing_to_download_yet(self, folder, admin_client, settings):
+        settings.BACKUP_AUTO = False  # else this very request makes tonight's copy
+        page = admin_client.get(reverse("admin_backups")).content.decode()
+        assert "No automatic backup has been made yet." in page
+        assert admin_client.get(reverse("admin_backup_download")).status_code == 404
+
+    def test_anyone_else_is_sent_to_the_login_or_refused(self, folder):
+        host, front = season()
+        close(front, host)
+        login = reverse("admin:login")
+        for user in (None, host):  # nobody, and a host who is not staff
+            client = FormClient()
+            if user is not None:
+                client.force_login(user)
+            for url in (reverse("admin_backups"), reverse("admin_backup_download")):
+                response = client.get(url)
+                assert response.status_code == 302
+                assert response["Location"] == f"{login}?next={url}"
+        staff = get_user_model().objects.create_user(username="staff", is_staff=True)
+        client = FormClient()
+        client.force_login(staff)
+        page = client.get(reverse("admin_backups")).content.decode()
+        assert f"brag-2026-12-01-nightly{ext()}" in page
+        assert reverse("admin_backup_download") not in page
+        response = client.get(reverse("admin_backup_download"))
+        assert response.status_code == 403
+        assert b"SQLite" not in response.content and b"PGDMP" not in response.content
+
+    def test_without_pg_dump_on_postgresql_the_page_says_they_are_off(
+        self, folder, admin_client, monkeypatch
+    ):
+        host, front = season()
+        monkeypatch.setattr(connection, "vendor", "postgresql")
+        real_which = autobackup.shutil.which
+        monkeypatch.setattr(
+            autobackup.shutil, "which", lambda tool: None if tool == "pg_dump" else real_which(tool)
+        )
+        close(front, host)
+        assert not folder.exists()
+        page = admin_client.get(reverse("admin_backups")).content.decode()
+        assert "pg_dump is not installed: automatic backups are off." in page
+
+    def test_switched_off_the_page_says_so(self, folder, admin_client, settings):
+        settings.BACKUP_AUTO = False
+        page = admin_client.get(reverse("admin_backups")).content.decode()
+        assert "Automatic backups are off (BRAG_BACKUP_AUTO=0)." in page

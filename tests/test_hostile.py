@@ -623,3 +623,50 @@ class TestTheAuditOfAMatchNumberUsedAgainKeepsTheGamesApart:
         with django_assert_num_queries(4):
             html = audit_page(client, table)
         assert html.count(CLOSED_HEADING) == 3
+
+
+class TestAutomaticBackups:
+    """An automatic backup that cannot be made never costs the close it follows: the close is
+    saved, the host's page answers as usual, and the failure is logged."""
+
+    @pytest.fixture
+    def auto(self, settings, tmp_path):
+        settings.BACKUP_AUTO = True
+        settings.BACKUP_IN_BACKGROUND = True
+        settings.BACKUP_DIR = tmp_path / "auto"
+        return settings.BACKUP_DIR
+
+    @pytest.mark.django_db(transaction=True)
+    def test_a_backup_thread_that_cannot_start_does_not_fail_the_close(
+        self, auto, host_client, host, monkeypatch, caplog
+    ):
+        import threading
+
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+
+        def no_thread(self):
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(threading.Thread, "start", no_thread)
+        response = host_client.post(reverse("matches:close", args=[table.pk]))
+        assert response.status_code == 302
+        assert response["Location"] == reverse("matches:table", args=[table.pk])
+        table.refresh_from_db()
+        assert table.closed_at is not None
+        assert "can't start new thread" in caplog.text
+        assert not auto.exists()
+
+    @pytest.mark.django_db(transaction=True)
+    def test_a_backup_folder_that_cannot_be_made_is_logged_and_the_close_saved(
+        self, auto, settings, host, caplog
+    ):
+        settings.BACKUP_IN_BACKGROUND = False
+        auto.write_text("a file where the folder should be")
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        services.table_close(table_id=table.pk, by=host)
+        table.refresh_from_db()
+        assert table.closed_at is not None
+        assert f"Automatic backup failed: Cannot use the backup folder {auto}: File exists." in (
+            caplog.text
+        )
+        assert auto.read_text() == "a file where the folder should be"

@@ -6,6 +6,7 @@ are applied one after the other: no two players can take the same place and no m
 crowned twice."""
 
 import datetime
+import functools
 import random
 import uuid
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from matches.core import autobackup
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
 from matches.models import Match, Player, Seat, Table, Tap
@@ -660,6 +662,11 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
     table.closed_at = timezone.now()
     table_bump(table, "closed_at")
     standings_changed()
+    # A copy holding the close, once it is committed, written outside the request; robust: a
+    # backup that cannot even start is logged, never an error for a close already saved.
+    transaction.on_commit(
+        functools.partial(autobackup.backup_after_close, table_id=table.pk), robust=True
+    )
     return table
 
 

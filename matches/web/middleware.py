@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
+from matches.core import autobackup
 from matches.org import hosts
 
 if TYPE_CHECKING:
@@ -23,6 +24,19 @@ if TYPE_CHECKING:
 
 UPLOADS_REFUSED = _("This site takes no file uploads.")
 TOO_LARGE = _("This request is too large.")
+
+
+class NightlyBackupMiddleware:
+    """Once a night, the first request after noon starts the nightly backup (in a thread of
+    its own, core.autobackup); every other request pays one comparison."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        autobackup.backup_nightly_if_due()
+        return response
 
 
 class RequestBodyLimitMiddleware:

@@ -1,20 +1,16 @@
-import os
-import sqlite3
-import subprocess
-import tempfile
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 
-from ._database import first_line, postgres_command
+from matches.core.backups import BackupError, backup_write
 
 
 class Command(BaseCommand):
     help = (
         "Write a consistent copy of the database to PATH while the app keeps running: "
-        "SQLite's online backup API, or pg_dump's custom format on PostgreSQL. An existing "
-        "file is kept unless --force is given."
+        "SQLite's online backup API, or pg_dump's custom format on PostgreSQL, checked as "
+        "restore checks it before it takes the name. An existing file is kept unless "
+        "--force is given."
     )
 
     def add_arguments(self, parser) -> None:
@@ -27,39 +23,9 @@ class Command(BaseCommand):
                 raise CommandError(f"Cannot write a backup to {path}: it is a directory.")
             if path.exists() and not force:
                 raise CommandError(f"{path} already exists; add --force to replace it.")
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Written beside the target and moved over it only once complete, so a failed
-            # backup never leaves half a file where the last good one was.
-            handle, partial = tempfile.mkstemp(dir=path.parent, prefix=".backup-", suffix=".part")
-            os.close(handle)
+            backup_write(path)
         except OSError as error:
             raise CommandError(f"Cannot write a backup to {path}: {error.strerror}.") from None
-        try:
-            self.write(Path(partial))
-            os.replace(partial, path)
-        except (OSError, sqlite3.Error) as error:
-            reason = getattr(error, "strerror", None) or first_line(error)
-            raise CommandError(f"Cannot write a backup to {path}: {reason}.") from None
-        finally:
-            if os.path.exists(partial):
-                os.unlink(partial)
+        except BackupError as error:
+            raise CommandError(str(error)) from None
         self.stdout.write(self.style.SUCCESS(f"Backup written to {path}"))
-
-    def write(self, path: Path) -> None:
-        connection = connections["default"]
-        if connection.vendor == "sqlite":
-            connection.ensure_connection()
-            # Copies page by page under SQLite's own locking, so taps may go on meanwhile and
-            # the copy is one consistent moment.
-            target = sqlite3.connect(path)
-            try:
-                connection.connection.backup(target)
-            finally:
-                target.close()
-        elif connection.vendor == "postgresql":
-            command, env = postgres_command("pg_dump", "--format=custom", "--file", str(path))
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-            if result.returncode:
-                raise CommandError(f"pg_dump failed: {first_line(result.stderr)}")
-        else:
-            raise CommandError(f"No backup method for {connection.vendor}.")

@@ -1,21 +1,16 @@
-import sqlite3
-import subprocess
-import uuid
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 
-from matches.models import StandingsStamp
-
-from ._database import first_line, postgres_command, verify_postgres_backup, verify_sqlite_backup
+from matches.core.backups import BackupError, backup_restore
 
 
 class Command(BaseCommand):
     help = (
-        "Replace the whole database with a backup made by `backup`. Stop the app first; "
-        "everything recorded since the backup is lost. The file is checked first: anything "
-        "that is not an undamaged backup of this app is refused and nothing is changed."
+        "Replace the whole database with a backup made by `backup` (or an automatic one). "
+        "Stop the app first; everything recorded since the backup is lost. The file is "
+        "checked first: anything that is not an undamaged backup of this app is refused and "
+        "nothing is changed."
     )
 
     def add_arguments(self, parser) -> None:
@@ -29,38 +24,8 @@ class Command(BaseCommand):
             raise CommandError(f"No backup at {path}.")
         if not yes:
             raise CommandError("This replaces every table, match and tap. Add --yes to go on.")
-        connection = connections["default"]
-        if connection.vendor == "sqlite":
-            verify_sqlite_backup(path)
-            connection.ensure_connection()
-            source = sqlite3.connect(path)
-            try:
-                source.backup(connection.connection)
-            finally:
-                source.close()
-        elif connection.vendor == "postgresql":
-            verify_postgres_backup(path)
-            connection.close()
-            command, env = postgres_command(
-                "pg_restore",
-                "--clean",
-                "--if-exists",
-                "--no-owner",
-                # All or nothing: a dump that fails half-way leaves the live data as it was.
-                "--single-transaction",
-                str(path),
-            )
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-            if result.returncode:
-                raise CommandError(
-                    f"{path} could not be restored ({first_line(result.stderr)}). "
-                    "Nothing was changed."
-                )
-        else:
-            raise CommandError(f"No restore method for {connection.vendor}.")
-        # Standings cached for the timeline this backup left must never be served again, nor
-        # a table page tagged before: table versions go back to the backup's, the epoch moves
-        # on (a backup made before any standings change has no stamp row yet: add it).
-        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
-        StandingsStamp.objects.update(epoch=uuid.uuid4())
+        try:
+            backup_restore(path)
+        except BackupError as error:
+            raise CommandError(str(error)) from None
         self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))

@@ -1,22 +1,32 @@
-"""What backup and restore need to reach the database outside Django's connection, and the
-check that a file is a backup of this app before restore touches anything."""
+"""A consistent copy of the database while the app runs (SQLite's online backup API, or
+pg_dump's custom format on PostgreSQL), the check that a file is an undamaged backup of this
+app, made before a restore touches anything and before a copy gets its name, and the restore
+itself. The `backup` and `restore` commands and the automatic copies (core.autobackup) all go
+through here."""
 
 import os
 import re
 import shutil
 import sqlite3
 import subprocess
+import tempfile
+import uuid
 from pathlib import Path
 
-from django.core.management.base import CommandError
 from django.db import connections
 from django.db.migrations.recorder import MigrationRecorder
+
+from matches.models import StandingsStamp
+
+
+class BackupError(Exception):
+    """A backup could not be written, or a file is not one restore would take: one line."""
 
 
 def postgres_tool(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
-        raise CommandError(
+        raise BackupError(
             f"{tool} was not found. Install PostgreSQL's client tools "
             "(Debian: apt-get install postgresql-client)."
         )
@@ -42,13 +52,15 @@ def first_line(text: str) -> str:
     return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
 
 
-class NotOurBackup(CommandError):
+class NotOurBackup(BackupError):
     def __init__(self, path: Path, why: str) -> None:
+        self.why = why
         super().__init__(f"{path} is not a Brag Tables backup: {why}. Nothing was changed.")
 
 
-class DamagedBackup(CommandError):
+class DamagedBackup(BackupError):
     def __init__(self, path: Path, why: str) -> None:
+        self.why = why
         super().__init__(f"{path} is damaged: {why}. Nothing was changed.")
 
 
@@ -107,7 +119,7 @@ def verify_sqlite_backup(path: Path) -> None:
     except sqlite3.DatabaseError as error:
         if "not a database" in str(error):
             raise NotOurBackup(path, "it is not a SQLite database") from None
-        raise DamagedBackup(path, first_line(error)) from None
+        raise DamagedBackup(path, first_line(str(error))) from None
     except UnicodeDecodeError as error:
         # SQLite's own message names what is damaged, and a damaged name is not UTF-8, so
         # Python cannot make the DatabaseError out of it: show the message's bytes escaped.
@@ -148,3 +160,104 @@ def verify_postgres_backup(path: Path) -> None:
                 values = dict(zip(columns, row.split("\t"), strict=False))
                 applied.add((values.get("app", ""), values.get("name", "")))
     _compare(path, tables, applied)
+
+
+def backup_suffix() -> str:
+    """The file ending of a backup of the default database."""
+    return ".dump" if connections["default"].vendor == "postgresql" else ".sqlite3"
+
+
+def backup_verify(path: Path) -> None:
+    """Raises NotOurBackup or DamagedBackup unless restore would take the file."""
+    vendor = connections["default"].vendor
+    if vendor == "sqlite":
+        verify_sqlite_backup(path)
+    elif vendor == "postgresql":
+        verify_postgres_backup(path)
+    else:
+        raise BackupError(f"No restore method for {vendor}.")
+
+
+def _copy(path: Path) -> None:
+    connection = connections["default"]
+    if connection.vendor == "sqlite":
+        connection.ensure_connection()
+        # Copies page by page under SQLite's own locking, so taps may go on meanwhile and
+        # the copy is one consistent moment.
+        target = sqlite3.connect(path)
+        try:
+            connection.connection.backup(target)
+            # One self-contained file: the live database's WAL mode comes with the copy, and
+            # would have every reader (the check, a restore) leave -wal and -shm files beside it.
+            target.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            target.close()
+    elif connection.vendor == "postgresql":
+        command, env = postgres_command("pg_dump", "--format=custom", "--file", str(path))
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if result.returncode:
+            raise BackupError(f"pg_dump failed: {first_line(result.stderr)}")
+    else:
+        raise BackupError(f"No backup method for {connection.vendor}.")
+
+
+def backup_write(path: Path, *, partial_prefix: str = ".backup-") -> None:
+    """Write a copy of the database to path, checked as restore checks it first.
+
+    The copy is written beside path under a temporary name and moved over it only once
+    complete and checked, so a failed backup never leaves half a file, or one restore would
+    refuse, where the last good one was."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=partial_prefix, suffix=".part")
+        os.close(handle)
+    except OSError as error:
+        raise BackupError(f"Cannot write a backup to {path}: {error.strerror}.") from None
+    partial = Path(name)
+    try:
+        _copy(partial)
+        backup_verify(partial)
+        os.replace(partial, path)
+    except (NotOurBackup, DamagedBackup) as error:
+        raise BackupError(
+            f"The copy written for {path} failed restore's check ({error.why}); nothing was kept."
+        ) from None
+    except (OSError, sqlite3.Error) as error:
+        reason = getattr(error, "strerror", None) or first_line(str(error))
+        raise BackupError(f"Cannot write a backup to {path}: {reason}.") from None
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def backup_restore(path: Path) -> None:
+    """Replace the whole database with the backup at path, once it passed restore's check."""
+    backup_verify(path)
+    connection = connections["default"]
+    if connection.vendor == "sqlite":
+        connection.ensure_connection()
+        source = sqlite3.connect(path)
+        try:
+            source.backup(connection.connection)
+        finally:
+            source.close()
+    else:
+        connection.close()
+        command, env = postgres_command(
+            "pg_restore",
+            "--clean",
+            "--if-exists",
+            "--no-owner",
+            # All or nothing: a dump that fails half-way leaves the live data as it was.
+            "--single-transaction",
+            str(path),
+        )
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        if result.returncode:
+            raise BackupError(
+                f"{path} could not be restored ({first_line(result.stderr)}). Nothing was changed."
+            )
+    # Standings cached for the timeline this backup left must never be served again, nor
+    # a table page tagged before: table versions go back to the backup's, the epoch moves
+    # on (a backup made before any standings change has no stamp row yet: add it).
+    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+    StandingsStamp.objects.update(epoch=uuid.uuid4())
