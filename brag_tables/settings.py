@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "matches.web.middleware.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Above the session and CSRF middleware, so it sees the cookies they set on the way out.
+    "matches.web.middleware.CachePrivacyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",
