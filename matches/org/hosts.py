@@ -117,7 +117,7 @@ def first_host_create(*, user: AbstractBaseUser, display_name: str = "") -> Abst
     user.save()
     display_name = host_display_name_clean(display_name, usernames=[user.get_username()])
     if display_name:
-        HostProfile.objects.create(user=user, display_name=display_name)
+        HostProfile.objects.create(user_id=user.pk, display_name=display_name)
     return user
 
 
