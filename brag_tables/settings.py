@@ -77,6 +77,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # After WhiteNoise: a static file is no request of the night's.
     "matches.web.middleware.NightlyBackupMiddleware",
+    # Above the session and CSRF middleware, so it sees the cookies they set on the way out.
+    "matches.web.middleware.CachePrivacyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",

@@ -1,15 +1,27 @@
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, StandingsStamp, Table, Tap
+from matches.models import (
+    AllTimeTotal,
+    DailyTally,
+    HostProfile,
+    Match,
+    Player,
+    Seat,
+    StandingsStamp,
+    Table,
+    Tap,
+)
 from matches.play.services import table_name_clean
 from matches.results.filing import players_recount
 from matches.results.players import player_name_available
-from matches.web.forms import AdminLoginForm
+from matches.web.forms import AdminLoginForm, HostProfileForm
 
 # The admin's login refuses an overlong username before django-axes records it, as the
 # app's own login does.
@@ -30,6 +42,23 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+class HostProfileInline(admin.StackedInline):
+    """A host's display name, on the user's own page: what the public sees of them."""
+
+    model = HostProfile
+    form = HostProfileForm
+    can_delete = False
+    max_num = 1
+
+
+class HostAdmin(UserAdmin):
+    inlines = [*UserAdmin.inlines, HostProfileInline]
+
+
+admin.site.unregister(get_user_model())
+admin.site.register(get_user_model(), HostAdmin)
 
 
 class SeatInline(ReadOnlyInline):

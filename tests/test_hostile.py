@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
@@ -20,11 +21,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from matches.models import Player, Season, Table, Tap
+from matches.models import HostProfile, Player, Season, Table, Tap
 from matches.play import services
 from matches.web import feedback, forms
 from tests.clients import FormClient
-from tests.factories import make_table, open_match, seat_of, tap, written
+from tests.factories import make_host, make_table, open_match, seat_of, tap, written
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[1]
@@ -670,3 +671,216 @@ class TestAutomaticBackups:
             caplog.text
         )
         assert auto.read_text() == "a file where the folder should be"
+
+
+def audited_match(pat, sam) -> Table:
+    """Match 1 of Pat's table: Ben tapped out and the tap undone, each queued on Sam's tablet
+    and sent by Pat; then Alice tapped by Pat herself."""
+    table = make_table(host=pat)
+    ben = tap(table, "Ben").tap
+    Tap.objects.filter(pk=ben.pk).update(queued_by=sam)
+    services.table_undo_last(table_id=table.pk, tap_id=ben.pk, by=pat, queued_by=sam)
+    tap(table, "Alice")
+    return table
+
+
+class TestPublicAuditShowsNoUsernames:
+    """Finding 8: /tables/<id>/matches/<n>/ showed every spectator the login username of each
+    host who tapped, undid or queued: half of a credential. The public sees the display name
+    the host chose (or "host"); logged-in hosts see who."""
+
+    @pytest.fixture
+    def pat(self):
+        pat = make_host("pat.login")
+        HostProfile.objects.create(user=pat, display_name="Pat")
+        return pat
+
+    @pytest.fixture
+    def sam(self):
+        return make_host("sam.login")  # chose no display name
+
+    def test_a_spectator_sees_display_names_never_usernames(self, client, pat, sam):
+        table = audited_match(pat, sam)
+        html = audit_page(client, table, 1)
+        assert "pat.login" not in html and "sam.login" not in html
+        assert "<td>Pat (queued by host)</td>" in html  # Ben's tap
+        assert "by Pat (queued by host), " in html  # its undo
+        assert "<td>Pat</td>" in html  # Alice's tap
+
+    def test_a_logged_in_host_sees_the_usernames(self, pat, sam):
+        table = audited_match(pat, sam)
+        client = FormClient()
+        client.force_login(sam)  # any host, not only the table's
+        html = audit_page(client, table, 1)
+        assert "<td>pat.login (queued by sam.login)</td>" in html
+        assert "by pat.login (queued by sam.login), " in html
+        assert "<td>pat.login</td>" in html
+
+    def test_the_first_host_chooses_a_display_name_at_setup(self, client):
+        data = {
+            "username": "pat.login",
+            "display_name": "  Pat  ",
+            "password1": "a-long-test-password",
+            "password2": "a-long-test-password",
+        }
+        assert client.post(reverse("matches:setup"), data).status_code == 302
+        pat = get_user_model().objects.get()
+        assert HostProfile.objects.get(user=pat).display_name == "Pat"
+        table = make_table(host=pat)
+        tap(table, "Ben")
+        html = audit_page(FormClient(), table, 1)
+        assert "<td>Pat</td>" in html and "pat.login" not in html
+
+    @pytest.mark.parametrize("display_name", ["pat.login", "PAT.LOGIN"])
+    def test_setup_refuses_the_username_as_display_name(self, client, display_name):
+        data = {
+            "username": "pat.login",
+            "display_name": display_name,
+            "password1": "a-long-test-password",
+            "password2": "a-long-test-password",
+        }
+        response = client.post(reverse("matches:setup"), data)
+        assert response.status_code == 200
+        assert "it cannot be a host’s username" in response.content.decode()
+        assert not get_user_model().objects.exists() and not HostProfile.objects.exists()
+
+    def admin_saves(self, client, user, display_name: str):
+        data = {
+            "username": user.username,
+            "is_active": "on",
+            "date_joined_0": "2026-12-01",
+            "date_joined_1": "20:00:00",
+            "host_profile-TOTAL_FORMS": "1",
+            "host_profile-INITIAL_FORMS": "0",
+            "host_profile-MIN_NUM_FORMS": "0",
+            "host_profile-MAX_NUM_FORMS": "1",
+            "host_profile-0-user": str(user.pk),
+            "host_profile-0-display_name": display_name,
+            "_save": "Save",
+        }
+        return client.post(reverse("admin:auth_user_change", args=[user.pk]), data)
+
+    def test_an_admin_sets_a_hosts_display_name(self, sam):
+        boss = get_user_model().objects.create_superuser(username="boss", password="x-long-pw-1")
+        client = FormClient()
+        client.force_login(boss)
+        assert self.admin_saves(client, sam, "Sam").status_code == 302
+        assert HostProfile.objects.get(user=sam).display_name == "Sam"
+        refused = self.admin_saves(client, sam, "Boss")  # another host's username
+        assert refused.status_code == 200
+        assert "it cannot be a host’s username" in refused.content.decode()
+        assert HostProfile.objects.get(user=sam).display_name == "Sam"
+
+
+def cache_directives(response) -> set[str]:
+    return {part.strip() for part in response.get("Cache-Control", "").split(",") if part.strip()}
+
+
+def spectator_urls(table: Table) -> dict[str, tuple[str, dict]]:
+    return {
+        "table page": (reverse("matches:table", args=[table.pk]), {}),
+        "board": (reverse("matches:table", args=[table.pk]), HTMX),
+        "tv": (reverse("matches:tv", args=[table.pk]), {}),
+        "standings": (reverse("matches:standings"), {}),
+        "table json": (reverse("matches:api_table", args=[table.pk]), {}),
+        "standings json": (reverse("matches:api_standings"), {}),
+        "ratings json": (reverse("matches:api_ratings"), {}),
+    }
+
+
+class TestCacheHeaders:
+    """Finding 9: logged-in pages carrying the CSRF token and "Log out <name>" sent no
+    Cache-Control; and a `public` spectator answer could carry a Set-Cookie (a fresh
+    csrftoken for a garbled one, or a sessionid deletion), which a shared cache would hand
+    to every spectator."""
+
+    @pytest.mark.parametrize("page", ["home", "match", "rules", "seasons", "player"])
+    def test_every_logged_in_page_is_private(self, host_client, page):
+        table = make_table()
+        tap(table, "Ben")
+        url = {
+            "home": reverse("matches:home"),
+            "match": reverse("matches:match", args=[table.pk, 1]),
+            "rules": reverse("matches:rules"),
+            "seasons": reverse("matches:seasons"),
+            "player": reverse("matches:player", args=[Player.objects.get(name="Ben").pk]),
+        }[page]
+        response = host_client.get(url)
+        assert response.status_code == 200
+        assert "Log out host" in response.content.decode()
+        directives = cache_directives(response)
+        assert "private" in directives and "public" not in directives
+
+    @pytest.mark.parametrize("page", ["new table", "roster", "close", "rename"])
+    def test_a_form_with_the_csrf_token_is_never_stored(self, host_client, page):
+        table = make_table()
+        url = {
+            "new table": reverse("matches:table_new"),
+            "roster": reverse("matches:roster", args=[table.pk]),
+            "close": reverse("matches:close", args=[table.pk]),
+            "rename": reverse("matches:player_rename", args=[Player.objects.first().pk]),
+        }[page]
+        response = host_client.get(url)
+        assert response.status_code == 200
+        assert "csrfmiddlewaretoken" in response.content.decode()
+        assert {"private", "no-store"} <= cache_directives(response)
+        assert "public" not in cache_directives(response)
+        # The token's cookie still reaches the browser: the form can be posted.
+        assert response.cookies[settings.CSRF_COOKIE_NAME].value
+
+    def test_the_first_host_form_is_never_stored(self, db, client):
+        response = client.get(reverse("matches:setup"))
+        assert response.status_code == 200
+        assert {"private", "no-store"} <= cache_directives(response)
+
+    def answers_for_this_browser_then_shares(self, table: Table, kind: str, name: str, value):
+        url, extra = spectator_urls(table)[kind]
+        client = FormClient()
+        client.cookies[name] = value
+        response = client.get(url, **extra)
+        assert response.status_code == 200
+        # The cookie is set (a fresh token, or the dead session forgotten) on an answer for
+        # this browser only.
+        assert response.cookies[name].value != value
+        directives = cache_directives(response)
+        assert "private" in directives and "public" not in directives, directives
+        # The next poll, with the browser's cookie fixed, is a spectator's shared answer again.
+        if response.cookies[name]["max-age"] == 0:
+            del client.cookies[name]  # a deleted cookie: a browser drops it (the client keeps "")
+        again = client.get(url, **extra)
+        assert again.status_code == 200 and not again.cookies
+        if kind != "ratings json":  # revalidated every time, and never public
+            assert cache_directives(again) == {"public", "max-age=2"}
+
+    @pytest.mark.parametrize("kind", list(spectator_urls(Table(pk=1))))
+    @pytest.mark.parametrize(
+        "cookie",
+        [
+            (settings.CSRF_COOKIE_NAME, "not-a-token"),  # Django issues a fresh one
+            (settings.SESSION_COOKIE_NAME, "x"),  # not a session key: deleted on any answer
+        ],
+        ids=["garbled csrftoken", "garbled sessionid"],
+    )
+    def test_an_answer_setting_a_cookie_is_never_shared(self, host, kind, cookie):
+        table = make_table()
+        tap(table, "Ben")
+        self.answers_for_this_browser_then_shares(table, kind, *cookie)
+
+    @pytest.mark.parametrize("kind", ["table page", "board", "standings"])
+    def test_a_dead_sessions_cookie_is_forgotten_privately(self, host, kind):
+        # These pages read the session (is a host logged in?): one long gone is deleted.
+        table = make_table()
+        self.answers_for_this_browser_then_shares(
+            table, kind, settings.SESSION_COOKIE_NAME, "a" * 32
+        )
+
+    def test_a_304_setting_a_cookie_is_not_shared_either(self, host):
+        table = make_table()
+        url = reverse("matches:table", args=[table.pk])
+        tag = FormClient().get(url, **HTMX)["ETag"]
+        client = FormClient()
+        client.cookies[settings.CSRF_COOKIE_NAME] = "not-a-token"
+        again = client.get(url, HTTP_IF_NONE_MATCH=tag, **HTMX)
+        assert again.status_code == 304
+        assert again.cookies[settings.CSRF_COOKIE_NAME].value != "not-a-token"
+        assert "public" not in cache_directives(again)

@@ -1,6 +1,7 @@
 """Every model of the app, re-exported: Django and the migrations know them as
 matches.models.<Name>."""
 
+from matches.models.hosts import HostProfile
 from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
 from matches.models.stamp import StandingsStamp
 from matches.models.standings import (
@@ -21,6 +22,7 @@ __all__ = [
     "Counts",
     "DailyTally",
     "HeadToHead",
+    "HostProfile",
     "Match",
     "MatchQuerySet",
     "Player",

@@ -234,12 +234,20 @@ class AuditTrail:
     discarded: list[DiscardedMatch]
 
 
+HOSTS_OF_A_TAP = ("tapped_by", "queued_by", "undone_by", "undo_queued_by")
+
+
 def match_audit(*, match: Match) -> AuditTrail:
     """The audit trail of a match's number on its table, in one query. A discarded match
     without taps had nothing happen in it and is left out."""
     taps = (
         Tap.objects.filter(match__table_id=match.table_id, match__number=match.number)
-        .select_related("player", "tapped_by", "queued_by", "undone_by", "undo_queued_by", "match")
+        # Each host with their display name (the public's view of them), in the same query.
+        .select_related(
+            "player",
+            "match",
+            *(f"{who}__host_profile" for who in HOSTS_OF_A_TAP),
+        )
         .order_by("id")
     )
     own: list[Tap] = []

@@ -7,6 +7,7 @@ MIN_PLAYERS = 3
 MAX_PLAYERS = 10
 SHOWDOWN_MAX_HANDS = 10
 SEASON_NAME_MAX_LENGTH = 60
+HOST_NAME_MAX_LENGTH = 40
 # The largest id (and match number) the databases store: a signed 64-bit integer. A larger
 # one names nothing, and SQLite cannot even bind it.
 ID_MAX = 2**63 - 1

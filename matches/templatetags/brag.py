@@ -1,7 +1,7 @@
 from django import template
 from django.utils.html import format_html, format_html_join
 
-from matches.org.hosts import may_change_table
+from matches.org.hosts import host_name_for, may_change_table
 from matches.rules import scoring
 
 register = template.Library()
@@ -36,6 +36,13 @@ def bdi(name: object) -> str:
 def changeable_by(table, user) -> bool:
     """`{% if table|changeable_by:user %}`: the host's actions for this table."""
     return may_change_table(user, table)
+
+
+@register.filter
+def host_name(account, viewer) -> str:
+    """`{{ tap.tapped_by|host_name:user }}`: a host as the viewer may see them, the username
+    to a logged-in host and the display name (or "host") to the public."""
+    return host_name_for(account, viewer=viewer)
 
 
 @register.filter

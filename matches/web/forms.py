@@ -9,12 +9,14 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import RuleError
-from matches.models import Season, Table
+from matches.models import HostProfile, Season, Table
+from matches.org import hosts
 from matches.play import services
 from matches.results import seasons
 from matches.rules import showdown
 from matches.rules.hands import HandError
 from matches.rules.limits import (
+    HOST_NAME_MAX_LENGTH,
     ID_MAX,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -231,6 +233,18 @@ class FirstHostForm(UserCreationForm):
     typed except a password field that failed (and its confirmation)."""
 
     label_suffix = ""
+    field_order = ["username", "display_name", "password1", "password2"]
+
+    display_name = forms.CharField(
+        label=_("Display name (optional)"),
+        required=False,
+        max_length=HOST_NAME_MAX_LENGTH,
+        error_messages={"max_length": hosts.HOST_NAME_TOO_LONG},
+        help_text=_(
+            "What spectators see of you in a match’s audit trail; the username is shown only "
+            "to logged-in hosts. Empty: “host”."
+        ),
+    )
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
@@ -240,6 +254,15 @@ class FirstHostForm(UserCreationForm):
         super().__init__(*args, **kwargs)
         for name in ("password1", "password2"):
             self.fields[name].widget.render_value = True
+
+    def clean_display_name(self) -> str:
+        username = self.cleaned_data.get("username") or self.data.get("username") or ""
+        try:
+            return hosts.host_display_name_clean(
+                self.cleaned_data["display_name"], usernames=[username]
+            )
+        except RuleError as error:
+            raise forms.ValidationError(error.message) from None
 
     def validate_password_for_user(self, user, **kwargs) -> None:
         super().validate_password_for_user(user, "password1")
@@ -253,6 +276,20 @@ class FirstHostForm(UserCreationForm):
             self.data = self.data.copy()
             for name in failed:
                 self.data[name] = ""
+
+
+class HostProfileForm(forms.ModelForm):
+    """The admin's display name box: the names' rules, and never an account's username."""
+
+    class Meta:
+        model = HostProfile
+        fields = ["display_name"]
+
+    def clean_display_name(self) -> str:
+        try:
+            return hosts.host_display_name_clean(self.cleaned_data["display_name"])
+        except RuleError as error:
+            raise forms.ValidationError(error.message) from None
 
 
 class DateBoxField(forms.DateField):

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import translation
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext_lazy as _
 
 from matches.core import autobackup
@@ -106,6 +107,42 @@ class PermissionsPolicyMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return permissions_policy(self.get_response(request))
+
+
+class CachePrivacyMiddleware:
+    """Who may keep an answer, decided last, once every cookie is set (it sits above
+    SessionMiddleware and CsrfViewMiddleware, which set theirs on the way out):
+
+    - an answer read by a logged-in host (their name, their buttons) is `private`;
+    - an answer that sets a cookie is `private` too, never `public`: a shared cache would hand
+      this browser's cookie (a fresh CSRF token, a dead session's deletion) to everyone. The
+      cookie is kept, so the browser's next request is a plain spectator's again, shared;
+    - an answer rendered with the CSRF token (a form: Django renews the token's cookie on
+      every such answer) is also `no-store`.
+
+    Directives already set are kept (`public` gives way to `private`); nothing is weakened."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.cookies or _read_by_a_host(request):
+            patch_cache_control(response, private=True)
+            token = response.cookies.get(settings.CSRF_COOKIE_NAME)
+            if token is not None and token.value:
+                patch_cache_control(response, no_store=True)
+        return response
+
+
+def _read_by_a_host(request: HttpRequest) -> bool:
+    """Whether the answer was made for a logged-in user. Who is logged in is in the session:
+    an answer that never read it is the same for everyone, and costs no query here."""
+    session = getattr(request, "session", None)
+    if session is None or not session.accessed:
+        return False
+    user = getattr(request, "user", None)
+    return bool(user is not None and user.is_authenticated)
 
 
 class FirstHostMiddleware:

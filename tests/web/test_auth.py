@@ -121,3 +121,10 @@ class TestOnlyTheAuthPagesTheAppUses:
         make_host()
         assert client.get(path).status_code == 404
         assert client.post(path, {"email": "a@example.org"}).status_code == 404
+
+
+def test_the_login_form_is_private_and_never_stored(host, client):
+    response = client.get(reverse("login"))
+    directives = {part.strip() for part in response["Cache-Control"].split(",")}
+    assert {"private", "no-store"} <= directives and "public" not in directives
+    assert response.cookies["csrftoken"].value  # the form can be posted

@@ -8,11 +8,11 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import HostProfile, Match, Player, Seat, Table, Tap
 from matches.play import services
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
-from tests.factories import make_table, open_match, places, seat_of, tap
+from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
 
@@ -460,6 +460,22 @@ class TestMatchPages:
                 tap(table, name)
         html = client.get(reverse("matches:matches", args=[table.pk])).content.decode()
         assert html.count("<td>Dev</td>") == 2
+
+    def test_display_names_cost_no_query(self, host, client, django_assert_num_queries):
+        table = make_table()
+        url = reverse("matches:match", args=[table.pk, 1])
+        tap(table, "Ben")
+        client.get(url)  # this process has learnt what every request learns once
+        with django_assert_num_queries(4):
+            assert "<td>host</td>" in client.get(url).content.decode()
+        sam = make_host("sam")
+        HostProfile.objects.create(user=host, display_name="Pat")
+        HostProfile.objects.create(user=sam, display_name="Sam")
+        Tap.objects.update(queued_by=sam)
+        tap(table, "Alice", host=host)
+        with django_assert_num_queries(4):
+            html = client.get(url).content.decode()
+        assert "<td>Pat (queued by Sam)</td>" in html and "<td>Pat</td>" in html
 
     def test_unknown_match_is_404(self, host, client):
         table = make_table()

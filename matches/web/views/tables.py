@@ -60,7 +60,9 @@ def setup(request: HtmxHttpRequest) -> HttpResponse:
     form = FirstHostForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            user = first_host_create(user=form.save(commit=False))
+            user = first_host_create(
+                user=form.save(commit=False), display_name=form.cleaned_data["display_name"]
+            )
         except RuleError as error:  # another first host won the race
             messages.info(request, error.message)
             return redirect("login")
