@@ -1,9 +1,9 @@
 """Every write of play that carries a game rule: launch, tap, crown, undo, roster, close and
 reopen. Each write on a table runs in one transaction that first locks the table row (a tap
-by moving its version on, core.stamp.table_bump_returning; undo, roster, close and reopen
-with SELECT … FOR UPDATE, and all but reopen then the match row), so two tablets on one table
-are applied one after the other: no two players can take the same place and no match can be
-crowned twice."""
+and an undo by moving its version on, core.stamp.table_bump_returning; roster, close and
+reopen with SELECT … FOR UPDATE, and roster and close then the match row), so two tablets on
+one table are applied one after the other: no two players can take the same place and no
+match can be crowned twice."""
 
 import datetime
 import random
