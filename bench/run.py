@@ -1,6 +1,6 @@
 """make bench: seed a fresh database with a realistic league, then time the pages that matter
-against two floors on the same server. Server time is measured in-process with Django's test
-client (no network), so the figures are the app's own cost.
+against floors on the same server, each floor timed beside its row. Server time is measured
+in-process with Django's test client (no network), so the figures are the app's own cost.
 
     python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--repeat 40]
                         [--database-url postgres://postgres@127.0.0.1:5432/brag_bench]
@@ -19,6 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+# A tap's aim, in times the tap floor (its own writes, with the session and user loaded):
+# PostgreSQL's round trips make that floor a larger share of the tap than SQLite's do.
+TAP_AIM = {"sqlite": 4, "postgresql": 3}
 
 
 def parse() -> argparse.Namespace:
@@ -51,64 +55,64 @@ def fresh_database(url: str, workdir: str) -> str:
     return url
 
 
-def measure(call, repeat: int) -> dict:
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    for _ in range(3):
-        call()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        response = call()
-        times.append((time.perf_counter() - started) * 1000)
-    with CaptureQueriesContext(connection) as queries:
-        response = call()
-    assert response.status_code in (200, 304), response.status_code
-    return {
-        "median": statistics.median(times),
-        "p95": statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0],
-        "queries": len(queries),
-        "bytes": len(response.content),
-        "status": response.status_code,
-    }
+# Every row is timed beside its floor: a floor call and the row's call alternate (which
+# goes first alternates too), repeat pairs in all. The machine's load (other processes, the
+# CPU's clock) changes over seconds, so a floor timed once at the start skews every ratio
+# after a load change; a floor and its row timed a few milliseconds apart see the same load.
+# A row's ratio is the median of its pairs' ratios: a spike that hit one side of one pair
+# is dropped with that pair, where a ratio of two medians could pair a calm floor with a
+# loaded row. The medians of each side are shown too.
 
 
-def measure_prepared(prepare, repeat: int) -> dict:
-    """Like measure, for a request that needs fresh data each time (a tap names a standing
-    player and a new key): prepare() runs untimed and returns the call to time."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    for _ in range(3):
-        prepare()()
-    times: list[float] = []
-    for _ in range(repeat):
-        call = prepare()
-        response = _timed(times, call)
-    call = prepare()
-    with CaptureQueriesContext(connection) as queries:
-        response = call()
-    assert response.status_code == 200, response.status_code
-    return {**_summary(times), "queries": len(queries), "bytes": len(response.content)}
-
-
-def _timed(times: list[float], call):
+def _ms(call):
     started = time.perf_counter()
     response = call()
-    times.append((time.perf_counter() - started) * 1000)
-    assert response.status_code in (200, 302), response.status_code
-    return response
+    return (time.perf_counter() - started) * 1000, response
 
 
-def _summary(times: list[float]) -> dict:
+def _queries(call) -> tuple[int, object]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = call()
+    return len(queries), response
+
+
+def _row(times: list[float], floors: list[float], queries: int, response) -> dict:
     return {
         "median": statistics.median(times),
         "p95": statistics.quantiles(times, n=20)[-1] if len(times) >= 2 else times[0],
-        "queries": -1,
-        "bytes": 0,
-        "status": 200,
+        "floor": statistics.median(floors),
+        "ratio": statistics.median(t / f for t, f in zip(times, floors, strict=True)),
+        "queries": queries,
+        "bytes": len(response.content) if response is not None else 0,
+        "status": response.status_code if response is not None else 200,
     }
+
+
+def paired(prepare, floor, repeat: int, statuses=(200, 304)) -> dict:
+    """Time prepare()'s call and floor() alternately, repeat pairs (after 3 of each to warm
+    up). prepare() runs untimed and returns the call to time: a tap needs a standing player
+    and a new key each time; a page returns the same call."""
+    for _ in range(3):
+        floor()
+        prepare()()
+    times: list[float] = []
+    floors: list[float] = []
+    for index in range(repeat):
+        call = prepare()
+        if index % 2:
+            floors.append(_ms(floor)[0])
+            took, response = _ms(call)
+        else:
+            took, response = _ms(call)
+            floors.append(_ms(floor)[0])
+        assert response.status_code in statuses, response.status_code
+        times.append(took)
+    queries, response = _queries(prepare())
+    assert response.status_code in statuses, response.status_code
+    return _row(times, floors, queries, response)
 
 
 def _tap_out(tablet, table, *, leave: int) -> None:
@@ -125,24 +129,71 @@ def _tap_out(tablet, table, *, leave: int) -> None:
 
 
 def _crown(tablet, table):
+    """The tap that crowns the table's open match (the others tapped out first, untimed)."""
+    _tap_out(tablet, table, leave=2)
+    return _next_tap(tablet, table)
+
+
+def _next_tap(tablet, table):
+    """A tap on the open match's first standing player."""
     from matches.models import Match
 
-    _tap_out(tablet, table, leave=2)
     match = Match.objects.open().get(table=table)
     seat = match.seats.filter(place__isnull=True).first()
     data = {"match": match.pk, "player": seat.player_id, "key": str(uuid.uuid4())}
     return lambda: tablet.post(f"/tables/{table.pk}/tap/", data, HTTP_HX_REQUEST="true")
 
 
-def crowning_taps(tablet, live, repeat: int) -> dict:
-    """The tap that files a match: standings, its rating update, the next match."""
+def crowning_beside_a_tap(tablet, table, repeat: int) -> dict:
+    """The tap that files a match (standings, its rating update, the next match), timed
+    right after the plain tap before it in the same match: its floor is that tap."""
+
+    def one_round():
+        _tap_out(tablet, table, leave=3)
+        took, response = _ms(_next_tap(tablet, table))  # three stand: it leaves two
+        assert response.status_code == 200, response.status_code
+        return took, _crown(tablet, table)
+
     times: list[float] = []
-    for _ in range(repeat):
-        _timed(times, _crown(tablet, live))
-    return _summary(times)
+    taps: list[float] = []
+    for index in range(repeat + 3):
+        took, crown = one_round()
+        crowned, response = _ms(crown)
+        assert response.status_code == 200, response.status_code
+        if index >= 3:  # warm-up rounds
+            taps.append(took)
+            times.append(crowned)
+    queries, response = _queries(one_round()[1])
+    return _row(times, taps, queries, response)
 
 
-def undo_after_later_matches(tablet, live, host, people, repeat: int) -> dict:
+def undo_beside_its_tap(tablet, table, plain_tap, repeat: int) -> dict:
+    """Undo a plain tap, with the page's button (naming the tap), timed right after that
+    tap: its floor is the tap it takes back."""
+    from matches.models import Tap
+
+    url = f"/tables/{table.pk}/undo/"
+
+    def one_round():
+        took, response = _ms(plain_tap())
+        assert response.status_code == 200, response.status_code
+        latest = Tap.objects.filter(match__table=table, undone_at__isnull=True).latest("id")
+        return took, lambda: tablet.post(url, {"tap": latest.pk}, HTTP_HX_REQUEST="true")
+
+    times: list[float] = []
+    taps: list[float] = []
+    for index in range(repeat + 3):
+        took, undo = one_round()
+        undone, response = _ms(undo)
+        assert response.status_code == 200, response.status_code
+        if index >= 3:
+            taps.append(took)
+            times.append(undone)
+    queries, response = _queries(one_round()[1])
+    return _row(times, taps, queries, response)
+
+
+def undo_after_later_matches(tablet, live, host, people, floor, repeat: int) -> dict:
     """Undo the live table's crowning after 100 matches were filed at other tables by some
     of the same players: the undo replays the ratings of every match it affects."""
     from matches.play import services
@@ -155,13 +206,19 @@ def undo_after_later_matches(tablet, live, host, people, repeat: int) -> dict:
         for n in range(4)
     ]  # fmt: skip
     times: list[float] = []
+    floors: list[float] = []
+    response = None
     for _ in range(repeat):
         _crown(tablet, live)()
         for index in range(100):
             _crown(tablet, others[index % len(others)])()
-        _timed(times, lambda: tablet.post(f"/tables/{live.pk}/undo/", {}, HTTP_HX_REQUEST="true"))
+        floors.append(_ms(floor)[0])
+        took, response = _ms(
+            lambda: tablet.post(f"/tables/{live.pk}/undo/", {}, HTTP_HX_REQUEST="true")
+        )
+        times.append(took)
         _crown(tablet, live)()  # file it again for the next round
-    return _summary(times)
+    return {**_row(times, floors, -1, response), "bytes": 0}
 
 
 def main() -> None:
@@ -220,21 +277,38 @@ def main() -> None:
         )
         busiest = Seat.objects.filter(player=people[0]).count()
 
+        # The tap floor's own table, so its writes never touch the live one.
+        floor_table = services.table_launch(
+            name="Floor", player_names=[p.name for p in people[10:14]], mode="ranked", by=host
+        )
+        floor_seat = Match.objects.open().get(table=floor_table).seats.first()
+        floor_tap = {
+            "table": floor_table.pk,
+            "match": floor_seat.match_id,
+            "seat": floor_seat.pk,
+            "player": floor_seat.player_id,
+        }
+
         month_end = timezone.localdate().isoformat()
         month_start = (timezone.localdate() - timezone.timedelta(days=30)).isoformat()
         viewer, tablet = FormClient(), FormClient()
         tablet.force_login(host)
         board_url = f"/tables/{live.pk}/board/"
+        floors = {
+            "read floor": lambda: viewer.get(f"/bench/read/{people[0].pk}/"),
+            "write floor": lambda: tablet.post("/bench/write/"),
+            "tap floor": lambda: tablet.post("/bench/tap/", floor_tap),
+        }
+
+        def page(call, floor: str = "read floor"):
+            return lambda: paired(lambda: call, floors[floor], args.repeat)
 
         def board_poll() -> dict:
             """A poll that gets 304: the tag is read just before, as the rows before this
             one may have written to the live table."""
             tag = viewer.get(board_url, HTTP_HX_REQUEST="true")["ETag"]
-            row = measure(
-                lambda: viewer.get(board_url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag),
-                args.repeat,
-            )
-            assert row["status"] == 304, row["status"]
+            call = lambda: viewer.get(board_url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=tag)  # noqa: E731
+            row = paired(lambda: call, floors["read floor"], args.repeat, statuses=(304,))
             return row
 
         def plain_tap():
@@ -264,100 +338,91 @@ def main() -> None:
             return prepare
 
         year_start = (timezone.localdate() - timezone.timedelta(days=365)).isoformat()
+        # Each row: how to time it (beside its floor), the floor, and the aim (the most
+        # times the floor it may cost).
         plan = {
-            "read floor (1 indexed query)": lambda: measure(lambda: viewer.get(f"/bench/read/{people[0].pk}/"), args.repeat),
-            "write floor (1 row, 1 transaction)": lambda: measure(lambda: tablet.post("/bench/write/"), args.repeat),
-            "standings page": lambda: measure(lambda: viewer.get("/standings/"), args.repeat),
-            "standings JSON": lambda: measure(lambda: viewer.get("/api/standings/"), args.repeat),
+            # The floors themselves, each beside the read floor (the least a request costs).
+            "write floor (1 row, 1 transaction)": (page(floors["write floor"]), "read floor", None),
+            "tap floor (auth + the tap's writes)": (page(floors["tap floor"]), "read floor", None),
+            "standings page": (page(lambda: viewer.get("/standings/")), "read floor", 10),
+            "standings JSON": (page(lambda: viewer.get("/api/standings/")), "read floor", 10),
             # Right after a filing the first request computes the standings afresh.
-            "standings page, cold": lambda: measure(lambda: wiped() or viewer.get("/standings/"), args.repeat),
-            "standings JSON, cold": lambda: measure(lambda: cache.clear() or viewer.get("/api/standings/"), args.repeat),
-            "standings JSON, one month, cold": lambda: measure(
-                lambda: cache.clear() or viewer.get("/api/standings/", {"from": month_start, "to": month_end}), args.repeat
-            ),
-            "standings page, cold after a filing": lambda: measure_prepared(
-                after_a_filing(lambda: viewer.get("/standings/")), args.repeat
-            ),
-            "standings JSON, one year, cold": lambda: measure(
-                lambda: cache.clear() or viewer.get("/api/standings/", {"from": year_start, "to": month_end}), args.repeat
-            ),
-            f"player page ({busiest} matches)": lambda: measure(lambda: viewer.get(f"/players/{people[0].pk}/"), args.repeat),
+            "standings page, cold": (page(lambda: wiped() or viewer.get("/standings/")), "read floor", 10),
+            "standings JSON, cold": (page(lambda: cache.clear() or viewer.get("/api/standings/")), "read floor", 10),
+            "standings JSON, one month, cold": (page(
+                lambda: cache.clear() or viewer.get("/api/standings/", {"from": month_start, "to": month_end})
+            ), "read floor", 10),
+            "standings page, cold after a filing": (lambda: paired(
+                after_a_filing(lambda: viewer.get("/standings/")), floors["read floor"], args.repeat
+            ), "read floor", 10),
+            "standings JSON, one year, cold": (page(
+                lambda: cache.clear() or viewer.get("/api/standings/", {"from": year_start, "to": month_end})
+            ), "read floor", 10),
+            f"player page ({busiest} matches)": (page(lambda: viewer.get(f"/players/{people[0].pk}/")), "read floor", 10),
             # Right after a filing the first visit renders the page afresh from the aggregates.
-            "player page, cold": lambda: measure(
-                lambda: cache.clear() or viewer.get(f"/players/{people[0].pk}/"), args.repeat
-            ),
-            "player page 50 (uncached)": lambda: measure(
-                lambda: viewer.get(f"/players/{people[0].pk}/", {"page": 50}), args.repeat
-            ),
-            "TV board (league ratings)": lambda: measure(lambda: viewer.get(f"/tables/{live.pk}/board/"), args.repeat),
-            "board poll (304)": board_poll,
-            "tap (htmx POST + fragment)": lambda: measure_prepared(plain_tap, args.repeat),
-            "ratings JSON": lambda: measure(lambda: viewer.get("/api/ratings/"), args.repeat),
-            f"player JSON, head-to-head ({busiest})": lambda: measure(lambda: viewer.get(f"/api/players/{people[0].pk}/"), args.repeat),
+            "player page, cold": (page(
+                lambda: cache.clear() or viewer.get(f"/players/{people[0].pk}/")
+            ), "read floor", 10),
+            "player page 50 (uncached)": (page(
+                lambda: viewer.get(f"/players/{people[0].pk}/", {"page": 50})
+            ), "read floor", 10),
+            "TV board (league ratings)": (page(lambda: viewer.get(f"/tables/{live.pk}/board/")), "read floor", 10),
+            "board poll (304)": (board_poll, "read floor", 2),
+            # A tap cannot cost less than its own writes with the session and user loaded
+            # (the tap floor); a one-row write is a quarter of that, so it is no aim for a tap.
+            "tap (htmx POST + fragment)": (lambda: paired(plain_tap, floors["tap floor"], args.repeat), "tap floor", TAP_AIM[connection.vendor]),
+            "undo a plain tap": (lambda: undo_beside_its_tap(tablet, live, plain_tap, args.repeat), "its tap", 1.5),
+            "ratings JSON": (page(lambda: viewer.get("/api/ratings/")), "read floor", 10),
+            f"player JSON, head-to-head ({busiest})": (page(lambda: viewer.get(f"/api/players/{people[0].pk}/")), "read floor", 10),
         }  # fmt: skip
 
         def wanted(name: str) -> bool:
             return "floor" in name or args.only.casefold() in name.casefold()
 
-        rows = {name: run() for name, run in plan.items() if wanted(name)}
+        rows = {
+            name: (run(), floor, aim) for name, (run, floor, aim) in plan.items() if wanted(name)
+        }
         # Seasons exist only from here on, so the standings rows above read all time.
         season = Season.objects.create(
             name="Bench", first_day=timezone.localdate() - timezone.timedelta(days=30),
             last_day=timezone.localdate(),
         )  # fmt: skip
         later = {
-            "standings page, season": lambda: measure(
-                lambda: viewer.get("/standings/", {"season": season.pk}), args.repeat
-            ),
-            "standings page, season, cold": lambda: measure(
-                lambda: wiped() or viewer.get("/standings/", {"season": season.pk}), args.repeat
-            ),
-            "crowning tap (files + rates)": lambda: crowning_taps(tablet, live, args.repeat),
-            "undo crowning, 100 later elsewhere": lambda: undo_after_later_matches(
-                tablet, live, host, people, max(3, args.repeat // 8)
-            ),
+            "standings page, season": (page(
+                lambda: viewer.get("/standings/", {"season": season.pk})
+            ), "read floor", 10),
+            "standings page, season, cold": (page(
+                lambda: wiped() or viewer.get("/standings/", {"season": season.pk})
+            ), "read floor", 10),
+            "crowning tap (files + rates)": (lambda: crowning_beside_a_tap(tablet, live, args.repeat), "its plain tap", 3),
+            "undo crowning, 100 later elsewhere": (lambda: undo_after_later_matches(
+                tablet, live, host, people, floors["write floor"], max(3, args.repeat // 8)
+            ), "write floor", 50),
         }  # fmt: skip
-        rows.update({name: run() for name, run in later.items() if wanted(name)})
+        rows.update(
+            {name: (run(), floor, aim) for name, (run, floor, aim) in later.items() if wanted(name)}
+        )
 
     print(f"\nBrag Tables benchmark on {connection.vendor} ({connection.Database.__name__})")
     print(
         f"league: {args.players} players, {args.tables} tables, {args.matches:,} filed matches; "
-        f"seeded in {seeded:.1f} s\n"
+        f"seeded in {seeded:.1f} s; {args.repeat} pairs a row (row and floor alternate)\n"
     )
-    print(f"{'what':38} {'median ms':>10} {'p95 ms':>9} {'queries':>8} {'bytes':>9}")
-    for name, row in rows.items():
+    print(
+        f"{'what':38} {'median ms':>9} {'p95 ms':>7} {'queries':>7} {'bytes':>7}   "
+        f"{'floor':14} {'floor ms':>8} {'ratio':>6} {'aim':>5}"
+    )
+    for name, (row, floor, aim) in rows.items():
+        verdict = "" if aim is None else ("within aim" if row["ratio"] <= aim else "OVER aim")
         print(
-            f"{name:38} {row['median']:10.2f} {row['p95']:9.2f} {row['queries']:8d} {row['bytes']:9d}"
+            f"{name:38} {row['median']:9.2f} {row['p95']:7.2f} {row['queries']:7d} "
+            f"{row['bytes']:7d}   {floor:14} {row['floor']:8.2f} {row['ratio']:5.1f}x "
+            f"{'' if aim is None else f'{aim:g}x':>5} {verdict}"
         )
-    read = rows["read floor (1 indexed query)"]["median"]
-    write = rows["write floor (1 row, 1 transaction)"]["median"]
-    print()
-    for name, floor, label, aim in [
-        ("standings page", read, "read floor", 10),
-        ("standings JSON", read, "read floor", 10),
-        ("standings page, cold", read, "read floor", 10),
-        ("standings JSON, cold", read, "read floor", 10),
-        ("board poll (304)", read, "read floor", 2),
-        ("tap (htmx POST + fragment)", write, "write floor", 3),
-        ("standings page, cold after a filing", read, "read floor", 10),
-        ("standings JSON, one month, cold", read, "read floor", 10),
-        ("standings JSON, one year, cold", read, "read floor", 10),
-        ("ratings JSON", read, "read floor", 10),
-        (f"player page ({busiest} matches)", read, "read floor", 10),
-        ("player page, cold", read, "read floor", 10),
-        ("player page 50 (uncached)", read, "read floor", 10),
-        ("TV board (league ratings)", read, "read floor", 10),
-        (f"player JSON, head-to-head ({busiest})", read, "read floor", 10),
-        ("standings page, season", read, "read floor", 10),
-        ("standings page, season, cold", read, "read floor", 10),
-        ("crowning tap (files + rates)", write, "write floor", 3),
-        ("undo crowning, 100 later elsewhere", write, "write floor", 50),
-    ]:
-        if name not in rows:
-            continue
-        ratio = rows[name]["median"] / floor
-        verdict = "within aim" if ratio <= aim else "OVER aim"
-        print(f"{name:38} {ratio:5.1f}x the {label} (aim {aim}x): {verdict}")
+    print(
+        "\nratio: the median over the pairs of row / floor, each pair timed together; "
+        "'its tap' and 'its plain tap' are the tap timed just before in the same round."
+    )
 
 
 if __name__ == "__main__":

@@ -77,6 +77,31 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         .first()
     )
     recent = recent_filed(table=table)
+    return _board(
+        table=table,
+        match=match,
+        standing=standing,
+        out=out,
+        last_tap=last_tap,
+        recent=recent,
+        for_host=for_host,
+        last_result=last_result,
+    )
+
+
+def _board(
+    *,
+    table: Table,
+    match: Match | None,
+    standing: list[Seat],
+    out: list[Seat],
+    last_tap: Tap | None,
+    recent: list[Match],
+    for_host: bool,
+    last_result: bool,
+) -> Board:
+    """The board from its rows (last_tap with its match); reads the result card's seats
+    when one shows, and, for a host, the filed match's seating when an undo would reopen it."""
     result, result_seats = None, []
     just_filed = match is not None and not out and recent and recent[0].number == match.number - 1
     if recent and (just_filed or last_result):
@@ -100,6 +125,27 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         result_seats=result_seats,
         undo_reopens=undo_reopens,
         undo_drops_roster=undo_drops_roster,
+    )
+
+
+def board_after_undo(
+    *, table: Table, match: Match, seats: list[Seat], last_tap: Tap | None, recent: list[Match]
+) -> Board:
+    """The host's board an undo of a plain tap leaves, from the rows its transaction holds:
+    the open match with its seats in seating order (the player back standing), the tap now
+    latest (with its match) and the latest filed matches (recent_filed) as the undo found
+    them. Reads nothing mid-match; after taking back a match's first tap, what table_board
+    reads then (the result card's seats; whether undoing on would drop a roster change)."""
+    standing, out = _standing_and_out(seats)
+    return _board(
+        table=table,
+        match=match,
+        standing=standing,
+        out=out,
+        last_tap=last_tap,
+        recent=recent,
+        for_host=True,
+        last_result=False,
     )
 
 

@@ -1,9 +1,9 @@
 """Every write of play that carries a game rule: launch, tap, crown, undo, roster, close and
 reopen. Each write on a table runs in one transaction that first locks the table row (a tap
-by moving its version on, core.stamp.table_bump_returning; undo, roster, close and reopen
-with SELECT … FOR UPDATE, and all but reopen then the match row), so two tablets on one table
-are applied one after the other: no two players can take the same place and no match can be
-crowned twice."""
+and an undo by moving its version on, core.stamp.table_bump_returning; roster, close and
+reopen with SELECT … FOR UPDATE, and roster and close then the match row), so two tablets on
+one table are applied one after the other: no two players can take the same place and no
+match can be crowned twice."""
 
 import datetime
 import functools
@@ -116,6 +116,13 @@ class UndoResult:
     # True when the undo named its tap by key and that tap had already been undone: a
     # resent undo from the tablet's queue, answered without changing anything.
     replayed: bool = False
+    # As TapResult's, for the undo of a plain tap: the board it leaves, built from the rows
+    # its transaction holds, and the table with the version it wrote. None otherwise (a
+    # crowning undone, a replay): the view reads the board afresh.
+    board: "selectors.Board | None" = None
+    stamped: Stamped | None = None
+    tonight: "list[tonight.TonightRow] | None" = None
+    tonight_at: datetime.datetime | None = None
 
 
 def clean_player_names(names: Sequence[str]) -> list[str]:
@@ -540,7 +547,14 @@ def roster_changed(filed: Match, following: Match) -> bool:
     return _seating(filed) != _seating(following)
 
 
-@transaction.atomic
+class _UndoReplayed(Exception):
+    """An undo by key of a tap already undone: raised to roll back the version bump."""
+
+    def __init__(self, tap: Tap) -> None:
+        self.tap = tap
+        super().__init__(tap.pk)
+
+
 def table_undo_last(
     *,
     table_id: int,
@@ -559,13 +573,38 @@ def table_undo_last(
     removes the match that opened after it; if that match was given a new roster, the host
     must confirm (drop_roster) that the change goes with it. queued_by is the host whose
     tablet queued the undo, kept when it is not the sender."""
-    table = Table.objects.select_for_update().get(pk=table_id)
+    try:
+        return _table_undo_last(
+            table_id=table_id,
+            tap_id=tap_id,
+            by=by,
+            drop_roster=drop_roster,
+            tap_key=tap_key,
+            queued_by=queued_by,
+        )
+    except _UndoReplayed as replayed:
+        tap = replayed.tap
+        return UndoResult(tap=tap, match=tap.match, reopened=False, replayed=True)
+
+
+def _names_latest(latest: Tap, *, tap_id: int | None, tap_key: uuid.UUID | None) -> bool:
+    """Whether the undo names the table's latest live tap (by key, else by id)."""
+    if tap_key is not None:
+        return latest.key == tap_key
+    return tap_id is not None and latest.pk == tap_id
+
+
+def _check_undo_named(
+    *, table: Table, tap_id: int | None, tap_key: uuid.UUID | None, by: User
+) -> Tap | None:
+    """The tap the undo names, checked as the tap that may be taken back (or a replay
+    raised), before the latest is compared with it; None when it names none."""
     named = None
     if tap_key is not None:
         named = Tap.objects.select_related("player", "match").filter(key=tap_key).first()
         if named is not None and named.match.table_id == table.pk and named.is_undone:
             # A resent undo: answered from what it did, before any refusal of the table.
-            return UndoResult(tap=named, match=named.match, reopened=False, replayed=True)
+            raise _UndoReplayed(named)
     _check_may_change(table, by)
     if tap_key is not None:
         if named is None:
@@ -578,20 +617,51 @@ def table_undo_last(
             raise RuleError(TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
         if named.is_undone:
             raise RuleError(ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
-    latest = (
-        Tap.objects.select_related("player")
-        .filter(match__table=table, undone_at__isnull=True)
-        .order_by("-id")
-        .first()
-    )
-    if latest is None:
-        raise RuleError(NOTHING_TO_UNDO, code=Refusal.NOTHING_TO_UNDO)
-    if named is not None and latest.pk != named.pk:
-        if tap_key is not None:
-            raise RuleError(NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player.name)
-        raise RuleError(NOT_LATEST, code=Refusal.NOT_LATEST)
+    return named
 
-    match = Match.objects.select_for_update().get(pk=latest.match_id)
+
+@transaction.atomic
+def _table_undo_last(
+    *,
+    table_id: int,
+    tap_id: int | None,
+    by: User,
+    drop_roster: bool,
+    tap_key: uuid.UUID | None,
+    queued_by: User | None,
+) -> UndoResult:
+    # Locked as a tap locks it, by moving its version on: the undo writes, or raises and
+    # rolls the bump back.
+    stamped = _bump_table(table_id)
+    table = stamped.table
+    # The latest live tap and the one before it (the latest once this one is undone: the
+    # board's Undo button names it), with their matches, in one read.
+    taps = list(
+        Tap.objects.select_related("player", "match__first_dealer")
+        .filter(match__table=table, undone_at__isnull=True)
+        .order_by("-id")[:2]
+    )
+    latest, before = (taps[0], taps[1:]) if taps else (None, [])
+    if latest is None or not _names_latest(latest, tap_id=tap_id, tap_key=tap_key):
+        named = _check_undo_named(table=table, tap_id=tap_id, tap_key=tap_key, by=by)
+        if latest is None:
+            raise RuleError(NOTHING_TO_UNDO, code=Refusal.NOTHING_TO_UNDO)
+        if named is not None and latest.pk != named.pk:
+            if tap_key is not None:
+                raise RuleError(NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player.name)
+            raise RuleError(NOT_LATEST, code=Refusal.NOT_LATEST)
+    else:
+        # The host named the latest tap (the usual undo): nothing more to look up about it.
+        _check_may_change(table, by)
+
+    # The table's lock serialises every write on its matches, as for a tap.
+    match = latest.match
+    match.table = table
+    undone_at = timezone.now()
+    if match.status == Match.Status.OPEN:
+        return _undo_plain(
+            stamped=stamped, latest=latest, before=before, by=by, queued_by=queued_by, at=undone_at
+        )
     reopened = match.status == Match.Status.FILED
     if reopened:
         # The match that opened on its own after the crowning has no live taps (this one
@@ -613,12 +683,58 @@ def table_undo_last(
         match.filed_at = None
         match.save(update_fields=["status", "winner", "filed_at"])
     match.seats.filter(player_id=latest.player_id).update(place=None)
-    latest.undone_at = timezone.now()
-    latest.undone_by = by
-    latest.undo_queued_by = _queued_by(queued_by, by)
-    latest.save(update_fields=["undone_at", "undone_by", "undo_queued_by"])
-    table_bump(table)
+    _mark_undone(latest, by=by, queued_by=queued_by, at=undone_at)
     return UndoResult(tap=latest, match=match, reopened=reopened)
+
+
+def _mark_undone(tap: Tap, *, by: User, queued_by: User | None, at: datetime.datetime) -> None:
+    tap.undone_at = at
+    tap.undone_by = by
+    tap.undo_queued_by = _queued_by(queued_by, by)
+    tap.save(update_fields=["undone_at", "undone_by", "undo_queued_by"])
+
+
+def _undo_plain(
+    *,
+    stamped: Stamped,
+    latest: Tap,
+    before: list[Tap],
+    by: User,
+    queued_by: User | None,
+    at: datetime.datetime,
+) -> UndoResult:
+    """Undo a tap of the open match (no crowning): its player stands again. The answer's
+    board is built from the rows read here, as a tap's is: the match's seats, the tap before
+    this one, and what the table has filed as this process kept it (a plain tap changes
+    none of it, and the stamp has not moved)."""
+    match = latest.match
+    seats = list(
+        Seat.objects.filter(match_id=match.pk).select_related("player").order_by("position")
+    )
+    seat = next(s for s in seats if s.player_id == latest.player_id)
+    for each in seats:
+        each.match = match
+    seat.place = None
+    seat.save(update_fields=["place"])
+    _mark_undone(latest, by=by, queued_by=queued_by, at=at)
+    now = timezone.now()
+    filed = filings.filed(stamped=stamped, now=now)
+    board = selectors.board_after_undo(
+        table=stamped.table,
+        match=match,
+        seats=seats,
+        last_tap=before[0] if before else None,
+        recent=filed.recent,
+    )
+    return UndoResult(
+        tap=latest,
+        match=match,
+        reopened=False,
+        board=board,
+        stamped=stamped,
+        tonight=filed.tonight,
+        tonight_at=now,
+    )
 
 
 @transaction.atomic

@@ -1,6 +1,6 @@
-"""A plain tap answers tonight's totals and the filed matches from what the process read at
-the same stamp, table and night: it must show exactly what a fresh read would, after a
-crowning, an undo of one, a rename and a new night."""
+"""A plain tap, and the undo of one, answer tonight's totals and the filed matches from what
+the process read at the same stamp, table and night: they must show exactly what a fresh read
+would, after a crowning, an undo of one, a rename and a new night."""
 
 import datetime
 import re
@@ -10,14 +10,14 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.models import Player
+from matches.models import Player, Tap
 from matches.play import filings as table_filings
 from matches.play import services
 from matches.results import players as player_records
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
 from tests.factories import make_table, tap
-from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, tap_form
+from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, UNDO_QUERIES, button_names, tap_form
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +105,81 @@ class TestKeptFilings:
         assert tonight_rows(html) == []
         assert "No match filed tonight yet." in html
         assert filed_list(html) == [("1", "Dev")]  # the filed list is not just tonight's
+
+
+def post_undo(client, table, tap_id):
+    url = reverse("matches:undo", args=[table.pk])
+    return client.post(url, {"tap": tap_id}, **HTMX)
+
+
+def board_without_tokens(html: str) -> str:
+    """A host's board with what differs between two renderings of one state taken out: the
+    messages (and the blank lines around them), the CSRF tokens and the tap buttons' fresh
+    keys."""
+    html = re.sub(r'<div class="messages">.*?</div>', "", html, flags=re.S)
+    html = re.sub(r"\s+", " ", html)
+    html = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", html)
+    return re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "KEY", html)
+
+
+def out_tiles(html: str) -> list[tuple[str, str]]:
+    return re.findall(
+        r'<span class="tile-name">([^<]+)</span> <span class="tile-place">([^<]+)</span>', html
+    )
+
+
+def undo_label(html: str) -> str:
+    return re.search(r'class="button button-undo"><span>(.*?)</span>', html, re.S).group(1)
+
+
+class TestUndoAPlainTap:
+    def test_it_answers_from_the_rows_it_holds_with_the_board_a_fresh_read_shows(
+        self, host_client, django_assert_num_queries
+    ):
+        table = make_table()  # Alice, Ben, Cara, Dev
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)  # match 1: Dev 3, Cara 2, Alice 1
+        post_tap(host_client, table, "Ben")  # match 2: Ben 4th
+        post_tap(host_client, table, "Alice")  # Alice 3rd
+        alice = Tap.objects.filter(undone_at__isnull=True).latest("id")
+        assert alice.player.name == "Alice"
+        with django_assert_num_queries(UNDO_QUERIES):
+            response = post_undo(host_client, table, alice.pk)
+        assert response.status_code == 200
+        assert response["X-Tap-Outcome"] == "applied"
+        html = response.content.decode()
+        assert "Undone: <bdi>Alice</bdi> is back in match 2." in html
+        # Alice stands again beside Cara and Dev, in seating order; Ben stays out, 4th; the
+        # Undo button now names Ben's tap.
+        assert button_names(html) == ["Alice", "Cara", "Dev"]
+        assert out_tiles(html) == [("Ben", "4th")]
+        assert undo_label(html) == "Undo <bdi>Ben</bdi> out (match 2)"
+        assert filed_list(html) == [("1", "Dev")]
+        assert tonight_rows(html) == [("Dev", "3"), ("Cara", "2"), ("Alice", "1"), ("Ben", "0")]
+        # The very board a fresh read renders, under the tag that read computes.
+        table_filings.kept.clear()
+        poll = host_client.get(reverse("matches:table", args=[table.pk]), **HTMX)
+        assert poll["ETag"] == response["X-Board-ETag"]
+        assert board_without_tokens(poll.content.decode()) == board_without_tokens(html)
+        assert alice.match.seats.get(player=alice.player).place is None
+        alice.refresh_from_db()
+        assert alice.undone_by == table.created_by and alice.undone_at is not None
+
+    def test_undoing_a_matchs_first_tap_shows_the_result_card_and_the_crowning_next(
+        self, host_client
+    ):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)  # match 1: Dev 3, Cara 2, Alice 1
+        post_tap(host_client, table, "Ben")  # match 2's first tap
+        ben = Tap.objects.filter(undone_at__isnull=True).latest("id")
+        response = post_undo(host_client, table, ben.pk)
+        html = response.content.decode()
+        assert button_names(html) == ["Alice", "Ben", "Cara", "Dev"]
+        assert out_tiles(html) == []
+        # Undo now crosses into match 1: its crowning, Cara out 2nd, reopens it.
+        assert undo_label(html) == "Undo <bdi>Cara</bdi> out — reopens match 1"
+        table_filings.kept.clear()
+        poll = host_client.get(reverse("matches:table", args=[table.pk]), **HTMX)
+        assert poll["ETag"] == response["X-Board-ETag"]
+        assert board_without_tokens(poll.content.decode()) == board_without_tokens(html)

@@ -137,11 +137,14 @@ def table_detail(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 
 
 def _board_or_redirect(
-    request: HtmxHttpRequest, table_id: int, written: services.TapResult | None = None
+    request: HtmxHttpRequest,
+    table_id: int,
+    written: services.TapResult | services.UndoResult | None = None,
 ) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise.
-    The body and its X-Board-ETag name one state: the one a tap wrote (rendered from what
-    its transaction held, tagged with the version it committed), else a fresh snapshot.
+    The body and its X-Board-ETag name one state: the one a tap or an undo of one wrote
+    (rendered from what its transaction held, tagged with the version it committed), else
+    a fresh snapshot.
     The page's script sends the tag back, so the polls answer 304 and the message stays on
     screen until the table changes again."""
     if not request.htmx:
@@ -189,27 +192,31 @@ def table_tap(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """POST takes back the latest tap. GET is the confirmation asked for when that undo
     would also drop the next match's new roster."""
-    table = _table_or_404(table_id)
     if request.method == "GET":
+        table = _table_or_404(table_id)
         board = selectors.table_board(table=table, for_host=True)
         if not (may_change_table(request.user, table) and board.undo_drops_roster):
             return redirect("matches:table", table_id=table.pk)
         return render(request, "matches/undo_confirm.html", {"table": table, "board": board})
     form = UndoForm(request.POST, sender=request.user)
     if not form.is_valid():
+        table = _table_or_404(table_id)
         messages.error(request, feedback.BAD_UNDO)
         return tap_queue.mark(_board_or_redirect(request, table.pk), tap_queue.refusal())
+    result = None
     try:
         result = services.table_undo_last(
-            table_id=table.pk, **form.service_kwargs(), by=request.user
+            table_id=table_id, **form.service_kwargs(), by=request.user
         )
+    except Table.DoesNotExist:
+        raise Http404 from None
     except RuleError as error:
         messages.error(request, error.message)
         outcome = tap_queue.refusal(error)
     else:
         messages.info(request, feedback.undo_message(result))
         outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table.pk), outcome)
+    return tap_queue.mark(_board_or_redirect(request, table_id, result), outcome)
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
