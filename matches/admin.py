@@ -16,11 +16,11 @@ from matches.web.forms import AdminLoginForm
 admin.site.login_form = AdminLoginForm
 
 
-class ReadOnlyInline(admin.TabularInline):
-    """Seats and taps are written by the services, which keep the tallies and the table's
-    change counter in step: a raw edit here would bypass both. The admin only shows them."""
-
-    extra = 0
+class ReadOnly:
+    """Results are written by the services, which keep every aggregate (tallies, totals,
+    running totals, pairs, nights, ratings) and the table's change counter in step: a raw
+    add, edit or delete here would bypass them all, and nothing could tell the damage from a
+    result. The admin only shows them; the app's undo and correction change them."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -30,6 +30,14 @@ class ReadOnlyInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+class ReadOnlyInline(ReadOnly, admin.TabularInline):
+    extra = 0
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass
 
 
 class SeatInline(ReadOnlyInline):
@@ -183,7 +191,7 @@ def _players_tallied_at(table_ids: list[int]) -> list[int]:
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ReadOnlyAdmin):
     list_display = ["table", "number", "status", "winner", "opened_at", "filed_at"]
     list_filter = ["status"]
     list_select_related = ["table", "winner"]
@@ -192,21 +200,21 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(ReadOnlyAdmin):
     list_display = ["match", "position", "player", "place"]
     list_select_related = ["match__table", "player"]
     raw_id_fields = ["match", "player"]
 
 
 @admin.register(Tap)
-class TapAdmin(admin.ModelAdmin):
+class TapAdmin(ReadOnlyAdmin):
     list_display = ["match", "player", "place", "tapped_by", "tapped_at", "undone_at"]
     list_select_related = ["match__table", "player", "tapped_by"]
     raw_id_fields = ["match", "player", "tapped_by", "undone_by"]
 
 
 @admin.register(DailyTally, AllTimeTotal)
-class CountsAdmin(admin.ModelAdmin):
+class CountsAdmin(ReadOnlyAdmin):
     list_display = ["player", "table", "played", "wins", "seconds", "thirds", "points"]
     list_select_related = ["player", "table"]
     raw_id_fields = ["player", "table"]
