@@ -6,8 +6,11 @@ import datetime
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
+from django.db import transaction
 from django.db.models import Case, F, Sum, Value, When
+from django.db.models.functions import TruncDate
 
+from matches.core.stamp import standings_changed
 from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
 from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
@@ -39,6 +42,61 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
                 ignore_conflicts=True,
             )
         model._default_manager.filter(table=table, player_id__in=worth, **where).update(**changes)
+
+
+def _filed() -> dict[tuple[int, int, datetime.date], tuple[int, ...]]:
+    """Each player's filed results per table and day (the day a match was filed, in the
+    league's time zone, as filing counts it), added up from the seats: one grouped query."""
+    rows = (
+        Seat.objects.filter(match__status=Match.Status.FILED)
+        .annotate(day=TruncDate("match__filed_at"))
+        .values("player_id", "match__table_id", "day")
+        .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
+        .order_by()
+    )
+    # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
+    return {
+        (r["player_id"], r["match__table_id"], r["day"]): tuple(r[f] for f in COUNT_FIELDS)
+        for r in cast("Iterable[dict[str, Any]]", rows)
+    }
+
+
+@transaction.atomic
+def tallies_rebuild() -> tuple[int, int]:
+    """Count every daily tally and all-time total afresh from the filed matches' seats (what
+    every other aggregate but the pairs and ratings is counted from); returns how many of
+    each were written."""
+    # Under the league-wide lock and moving the stamp, as running_rebuild does: no filing
+    # lands between the delete and the insert, and no standings cached from the damaged
+    # counts are served again.
+    standings_changed()
+    daily = _filed()
+    totals: dict[tuple[int, int], list[int]] = {}
+    for (player, table, _day), counts in daily.items():
+        total = totals.setdefault((player, table), [0] * len(COUNT_FIELDS))
+        for index, count in enumerate(counts):
+            total[index] += count
+    DailyTally.objects.all().delete()
+    AllTimeTotal.objects.all().delete()
+    DailyTally.objects.bulk_create(
+        (
+            DailyTally(player_id=player, table_id=table, day=day, **_named(counts))
+            for (player, table, day), counts in daily.items()
+        ),
+        batch_size=2000,
+    )
+    AllTimeTotal.objects.bulk_create(
+        (
+            AllTimeTotal(player_id=player, table_id=table, **_named(counts))
+            for (player, table), counts in totals.items()
+        ),
+        batch_size=2000,
+    )
+    return len(daily), len(totals)
+
+
+def _named(counts: Sequence[int]) -> dict[str, int]:
+    return dict(zip(COUNT_FIELDS, counts, strict=True))
 
 
 def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
