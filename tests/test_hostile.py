@@ -30,6 +30,7 @@ from matches.models import (
     Player,
     RunningTotal,
     Season,
+    Seat,
     Table,
     Tap,
 )
@@ -804,3 +805,104 @@ class TestRebuildRepairsEveryAggregate:
         assert integrity_report() == ""
         assert standings_points(client) == expected
         assert not DailyTally.objects.filter(day="2020-01-01").exists()
+
+
+def seed(*args: str) -> str:
+    out = StringIO()
+    call_command("seed_league", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+class TestSeedLeague:
+    """A fast made-up league for the bench, the load test and a demo: what it asks for, every
+    count beside it right, and never on top of a real league unless told."""
+
+    def test_it_seeds_what_it_is_asked_for_and_every_count_adds_up(self, client):
+        out = seed("--players", "12", "--tables", "3", "--matches", "60", "--days", "5")
+        assert "Seeded 12 players, 3 tables and 60 filed matches over 5 days." in out
+        assert Player.objects.count() == 12
+        assert Table.objects.count() == 3 and not Table.objects.filter(closed_at=None).exists()
+        assert Match.objects.count() == Match.objects.filed().count() == 60
+        assert sorted(Table.objects.values_list("matches__number", flat=True))[-1] == 20
+        assert integrity_report() == ""
+        played = sum(row[1] for row in standings_points(client))
+        assert played == Seat.objects.count() > 60 * 3
+        # Its host is a new admin account without a password.
+        host = get_user_model().objects.get()
+        assert (host.username, host.is_superuser, host.has_usable_password()) == (
+            "seed",
+            True,
+            False,
+        )
+
+    def test_the_same_seed_makes_the_same_league(self):
+        seed("--players", "8", "--tables", "2", "--matches", "20", "--seed", "3")
+        first = list(Seat.objects.order_by("pk").values_list("player__name", "place"))
+        Table.objects.all().delete()
+        seed("--players", "8", "--tables", "2", "--matches", "20", "--seed", "3")
+        assert list(Seat.objects.order_by("pk").values_list("player__name", "place")) == first
+
+    def test_a_database_with_tables_is_refused_unless_forced(self, host):
+        make_table(host=host)
+        before = everything_kept()
+        with pytest.raises(CommandError) as refused:
+            seed("--players", "8", "--tables", "2", "--matches", "20")
+        assert str(refused.value) == (
+            "This database already has tables; seed_league fills an empty one. "
+            "Add --force to add a made-up league to it."
+        )
+        assert everything_kept() == before
+        seed("--players", "8", "--tables", "2", "--matches", "20", "--force")
+        assert Table.objects.count() == 3
+        assert Match.objects.filed().count() == 20
+        # The existing admin hosts the tables; no account is added.
+        assert get_user_model().objects.count() == 1
+        assert integrity_report() == ""
+
+    @pytest.mark.django_db(transaction=True)
+    def test_the_refusal_is_one_line_and_exit_code_1(self):
+        make_table()
+        db = connection.settings_dict
+        url = (
+            f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+            if connection.vendor == "postgresql"
+            else f"sqlite:///{db['NAME']}"
+        )
+        result = subprocess.run(
+            [sys.executable, "manage.py", "seed_league", "--matches", "5"],
+            cwd=settings.BASE_DIR,
+            env={**os.environ, "DJANGO_HTTPS": "0", "DATABASE_URL": url},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 1
+        assert result.stderr.strip().splitlines() == [
+            "CommandError: This database already has tables; seed_league fills an empty one. "
+            "Add --force to add a made-up league to it."
+        ]
+
+    @pytest.mark.parametrize("bad", [["--players", "2"], ["--tables", "0"], ["--matches", "-1"]])
+    def test_sizes_it_cannot_seed_are_refused(self, bad):
+        with pytest.raises(CommandError, match="invalid"):
+            seed(*bad)
+        assert not Table.objects.exists() and not Player.objects.exists()
+
+    def test_progress_is_shown_on_a_terminal_only(self):
+        terminal, log = Terminal(), StringIO()
+        call_command(
+            "seed_league", "--players", "8", "--tables", "2", "--matches", "20",
+            stdout=StringIO(), stderr=terminal,
+        )  # fmt: skip
+        assert "\rseeding matches 20/20" in terminal.getvalue()
+        assert "\rcounting 5/5: ratings" in terminal.getvalue()
+        assert terminal.getvalue().endswith("\n")
+        call_command("rebuild_ratings", stdout=StringIO(), stderr=terminal)
+        assert "\rrebuilding 1/5: tallies" in terminal.getvalue()
+        call_command("rebuild_ratings", stdout=StringIO(), stderr=log)
+        assert log.getvalue() == ""
+
+
+class Terminal(StringIO):
+    def isatty(self) -> bool:
+        return True

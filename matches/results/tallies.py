@@ -6,12 +6,14 @@ import datetime
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Case, F, Sum, Value, When
-from django.db.models.functions import TruncDate
+from django.utils import timezone
 
+from matches.core.rows import rows_insert
 from matches.core.stamp import standings_changed
 from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
+from matches.rules.limits import MAX_PLAYERS
 from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
 
@@ -44,21 +46,30 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
         model._default_manager.filter(table=table, player_id__in=worth, **where).update(**changes)
 
 
-def _filed() -> dict[tuple[int, int, datetime.date], tuple[int, ...]]:
+def _filed() -> dict[tuple[int, int, datetime.date], list[int]]:
     """Each player's filed results per table and day (the day a match was filed, in the
-    league's time zone, as filing counts it), added up from the seats: one grouped query."""
-    rows = (
-        Seat.objects.filter(match__status=Match.Status.FILED)
-        .annotate(day=TruncDate("match__filed_at"))
-        .values("player_id", "match__table_id", "day")
-        .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
-        .order_by()
-    )
-    # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
-    return {
-        (r["player_id"], r["match__table_id"], r["day"]): tuple(r[f] for f in COUNT_FIELDS)
-        for r in cast("Iterable[dict[str, Any]]", rows)
+    league's time zone, as filing counts it), added up from the seats."""
+    # Two plain reads added up here: the day of each match, then every filed seat. Grouped
+    # by day in SQL, SQLite would call back into Python for each seat's time zone instead.
+    filed = Match.objects.filter(status=Match.Status.FILED)
+    day_of = {
+        pk: timezone.localdate(filed_at)
+        for pk, filed_at in filed.values_list("pk", "filed_at").iterator(chunk_size=5000)
     }
+    worth = {
+        (mode, place): [getattr(place_counts(mode, place), f) for f in COUNT_FIELDS]
+        for mode in Table.Mode.values
+        for place in range(1, MAX_PLAYERS + 1)
+    }
+    daily: dict[tuple[int, int, datetime.date], list[int]] = {}
+    seats = Seat.objects.filter(match__status=Match.Status.FILED).values_list(
+        "player_id", "match__table_id", "match_id", "place", "match__table__mode"
+    )
+    for player, table, match, place, mode in seats.iterator(chunk_size=5000):
+        row = daily.setdefault((player, table, day_of[match]), [0] * len(COUNT_FIELDS))
+        for index, count in enumerate(worth[(mode, place)]):
+            row[index] += count
+    return daily
 
 
 @transaction.atomic
@@ -78,19 +89,17 @@ def tallies_rebuild() -> tuple[int, int]:
             total[index] += count
     DailyTally.objects.all().delete()
     AllTimeTotal.objects.all().delete()
-    DailyTally.objects.bulk_create(
-        (
-            DailyTally(player_id=player, table_id=table, day=day, **_named(counts))
-            for (player, table, day), counts in daily.items()
-        ),
-        batch_size=2000,
+    day = connection.ops.adapt_datefield_value
+    rows_insert(
+        DailyTally,
+        [
+            {"player_id": p, "table_id": t, "day": day(d), **_named(counts)}
+            for (p, t, d), counts in daily.items()
+        ],
     )
-    AllTimeTotal.objects.bulk_create(
-        (
-            AllTimeTotal(player_id=player, table_id=table, **_named(counts))
-            for (player, table), counts in totals.items()
-        ),
-        batch_size=2000,
+    rows_insert(
+        AllTimeTotal,
+        [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
     )
     return len(daily), len(totals)
 
