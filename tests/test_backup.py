@@ -190,3 +190,34 @@ class TestBackupRefusesToOverwrite:
         message = str(error.value)
         assert message.startswith(f"Cannot write a backup to {path}:"), message
         assert "\n" not in message and "Traceback" not in message
+
+
+class Terminal(StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+class TestProgressOnATerminal:
+    """A long backup or restore says how far it is on the terminal (stderr); into a log or a
+    pipe it prints only its outcome."""
+
+    def test_backup_and_restore_show_progress_on_a_terminal(self, tmp_path):
+        season()
+        path = tmp_path / "season.dump"
+        shown = Terminal()
+        call_command("backup", str(path), stdout=StringIO(), stderr=shown)
+        assert shown.getvalue().startswith("\rbacking up ")
+        assert shown.getvalue().endswith("\n")
+        shown = Terminal()
+        call_command("restore", str(path), "--yes", stdout=StringIO(), stderr=shown)
+        assert "\rchecking the backup" in shown.getvalue()
+        assert "\rrestoring " in shown.getvalue()
+        assert integrity.integrity_problems() == []
+
+    def test_nothing_is_shown_into_a_log(self, tmp_path):
+        season()
+        path = tmp_path / "season.dump"
+        log = StringIO()
+        call_command("backup", str(path), stdout=StringIO(), stderr=log)
+        call_command("restore", str(path), "--yes", stdout=StringIO(), stderr=log)
+        assert log.getvalue() == ""

@@ -6,6 +6,7 @@ import re
 import shutil
 import sqlite3
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -38,8 +39,46 @@ def postgres_command(tool: str, *args: str) -> tuple[list[str], dict[str, str]]:
 
 
 def first_line(text: str) -> str:
-    """Command errors are one line: the first line of what a tool printed."""
-    return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
+    """Command errors are one line: the first line of what a tool printed (its first error
+    line, when it also printed --verbose progress)."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return next((line for line in lines if "error:" in line), lines[0] if lines else "")
+
+
+# pg_dump --verbose and pg_restore --verbose name each table as they reach its rows.
+TABLE_REACHED = re.compile(
+    r'(?:dumping contents of|processing data for) table "(?:[^"]*\.)?(?P<name>[^"]+)"'
+)
+
+
+def run_tool(
+    command: list[str], env: dict[str, str], *, tables: Callable[[str], None] | None = None
+) -> tuple[int, str]:
+    """Run pg_dump or pg_restore; with tables, add --verbose and call it with each table's
+    name as the tool reaches it. Returns the exit code and what the tool printed on stderr."""
+    if tables is None:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        return result.returncode, result.stderr
+    process = subprocess.Popen(
+        [*command, "--verbose"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    printed = []
+    assert process.stderr is not None
+    for line in process.stderr:
+        printed.append(line)
+        reached = TABLE_REACHED.search(line)
+        if reached:
+            tables(reached["name"])
+    return process.wait(), "".join(printed)
+
+
+def table_count() -> int:
+    """How many tables the live database has: what a dump or a restore goes through."""
+    return len(connections["default"].introspection.table_names())
 
 
 class NotOurBackup(CommandError):
@@ -78,9 +117,12 @@ def _compare(path: Path, tables: set[str], applied: set[tuple[str, str]]) -> set
     return expected_tables
 
 
-def verify_sqlite_backup(path: Path) -> None:
+def verify_sqlite_backup(
+    path: Path, *, progress: Callable[[str, int, int], None] | None = None
+) -> None:
     """The file is an undamaged SQLite database of this app at this migration state: every
-    row of every table reads back, since integrity_check does not look inside text."""
+    row of every table reads back, since integrity_check does not look inside text. Progress,
+    if given, hears each table's name, how many were read and how many there are."""
     if path.stat().st_size == 0:
         raise NotOurBackup(path, "the file is empty")
     try:
@@ -98,7 +140,10 @@ def verify_sqlite_backup(path: Path) -> None:
                 if "django_migrations" in tables
                 else set()
             )
-            for table in sorted(_compare(path, tables, applied)):
+            to_read = sorted(_compare(path, tables, applied))
+            for done, table in enumerate(to_read):
+                if progress is not None:
+                    progress(table, done, len(to_read))
                 # Table names come from our own schema, never from the file.
                 for _ in source.execute(f'SELECT * FROM "{table}"'):  # noqa: S608
                     pass

@@ -1,5 +1,5 @@
+import itertools
 import sqlite3
-import subprocess
 import uuid
 from pathlib import Path
 
@@ -8,7 +8,15 @@ from django.db import connections
 
 from matches.models import StandingsStamp
 
-from ._database import first_line, postgres_command, verify_postgres_backup, verify_sqlite_backup
+from ._database import (
+    first_line,
+    postgres_command,
+    run_tool,
+    table_count,
+    verify_postgres_backup,
+    verify_sqlite_backup,
+)
+from ._progress import Progress
 
 
 class Command(BaseCommand):
@@ -29,9 +37,27 @@ class Command(BaseCommand):
             raise CommandError(f"No backup at {path}.")
         if not yes:
             raise CommandError("This replaces every table, match and tap. Add --yes to go on.")
+        progress = Progress(self.stderr)
+        try:
+            self.restore(path, progress)
+        finally:
+            progress.end()
+        # Standings cached for the timeline this backup left must never be served again, nor
+        # a table page tagged before: table versions go back to the backup's, the epoch moves
+        # on (a backup made before any standings change has no stamp row yet: add it).
+        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+        StandingsStamp.objects.update(epoch=uuid.uuid4())
+        self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))
+
+    def restore(self, path: Path, progress: Progress) -> None:
         connection = connections["default"]
         if connection.vendor == "sqlite":
-            verify_sqlite_backup(path)
+
+            def checked(table: str, done: int, total: int) -> None:
+                progress.show(f"checking the backup, table {done + 1}/{total}: {table}")
+
+            verify_sqlite_backup(path, progress=checked)
+            progress.show(f"restoring {path.stat().st_size / 1e6:,.1f} MB", force=True)
             connection.ensure_connection()
             source = sqlite3.connect(path)
             try:
@@ -39,7 +65,9 @@ class Command(BaseCommand):
             finally:
                 source.close()
         elif connection.vendor == "postgresql":
+            progress.show("checking the backup", force=True)
             verify_postgres_backup(path)
+            total, reached = table_count(), itertools.count(1)
             connection.close()
             command, env = postgres_command(
                 "pg_restore",
@@ -50,17 +78,14 @@ class Command(BaseCommand):
                 "--single-transaction",
                 str(path),
             )
-            result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
-            if result.returncode:
+
+            def table(name: str) -> None:
+                progress.show(f"restoring table {next(reached)}/{total}: {name}")
+
+            code, printed = run_tool(command, env, tables=table if progress.on else None)
+            if code:
                 raise CommandError(
-                    f"{path} could not be restored ({first_line(result.stderr)}). "
-                    "Nothing was changed."
+                    f"{path} could not be restored ({first_line(printed)}). Nothing was changed."
                 )
         else:
             raise CommandError(f"No restore method for {connection.vendor}.")
-        # Standings cached for the timeline this backup left must never be served again, nor
-        # a table page tagged before: table versions go back to the backup's, the epoch moves
-        # on (a backup made before any standings change has no stamp row yet: add it).
-        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
-        StandingsStamp.objects.update(epoch=uuid.uuid4())
-        self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))
