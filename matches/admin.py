@@ -40,6 +40,10 @@ class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
     pass
 
 
+# What a table's delete takes with it, and the results' admins never delete on their own.
+RESULTS = (Match, Seat, Tap, DailyTally, AllTimeTotal)
+
+
 class SeatInline(ReadOnlyInline):
     model = Seat
 
@@ -174,6 +178,13 @@ class TableAdmin(StandingsShownAdmin):
 
     # A deleted table takes its matches and tallies with it; what is kept per player across
     # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left.
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        # The results' own admins refuse deleting one match or tally behind the aggregates'
+        # back; going with their table, they are counted out by delete_model below.
+        results = {str(m._meta.verbose_name) for m in RESULTS}  # in the request's language
+        return deleted, counts, {p for p in perms_needed if str(p) not in results}, protected
+
     def delete_model(self, request, obj) -> None:
         players = _players_tallied_at([obj.pk])
         super().delete_model(request, obj)

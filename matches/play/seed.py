@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from matches.core.rows import rows_insert
@@ -114,14 +114,15 @@ def _write(host: AbstractBaseUser, seatings: list[Seating], numbers: dict[int, i
                 "filed_at": when(seating.filed_at),
             }
         )
+    last = Match.objects.aggregate(last=Max("pk"))["last"] or 0
     rows_insert(Match, matches)
-    tables = {seating.table.pk for seating in seatings}
-    ids = dict(
-        ((table, number), pk)
+    # Their ids, by table and number: among the rows after the last one before them.
+    ids = {
+        (table, number): pk
         for pk, table, number in Match.objects.filter(
-            table_id__in=tables, number__gt=min(numbers[t] for t in tables) - len(seatings)
+            pk__gt=last, table_id__in={seating.table.pk for seating in seatings}
         ).values_list("pk", "table_id", "number")
-    )
+    }
     seats, taps = [], []
     for row, seating in zip(matches, seatings, strict=True):
         match = ids[(row["table_id"], row["number"])]
