@@ -7,8 +7,9 @@ import random
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef, Subquery
 from django.utils import timezone
@@ -36,7 +37,7 @@ class Seating:
 
 def league_seed(
     *,
-    host: AbstractBaseUser,
+    host: User,
     players: int,
     tables: int,
     matches: int,
@@ -97,10 +98,10 @@ def _players(count: int) -> list[Player]:
 
 
 @transaction.atomic
-def _write(host: AbstractBaseUser, seatings: list[Seating], numbers: dict[int, int]) -> None:
+def _write(host: User, seatings: list[Seating], numbers: dict[int, int]) -> None:
     when = connection.ops.adapt_datetimefield_value
     key = Tap._meta.get_field("key")
-    matches = []
+    matches: list[dict[str, Any]] = []
     for seating in seatings:
         numbers[seating.table.pk] += 1
         matches.append(
@@ -117,7 +118,7 @@ def _write(host: AbstractBaseUser, seatings: list[Seating], numbers: dict[int, i
     last = Match.objects.aggregate(last=Max("pk"))["last"] or 0
     rows_insert(Match, matches)
     # Their ids, by table and number: among the rows after the last one before them.
-    ids = {
+    ids: dict[tuple[int, int], int] = {
         (table, number): pk
         for pk, table, number in Match.objects.filter(
             pk__gt=last, table_id__in={seating.table.pk for seating in seatings}

@@ -67,7 +67,7 @@ def _filed() -> dict[tuple[int, int, datetime.date], list[int]]:
     )
     for player, table, match, place, mode in seats.iterator(chunk_size=5000):
         row = daily.setdefault((player, table, day_of[match]), [0] * len(COUNT_FIELDS))
-        for index, count in enumerate(worth[(mode, place)]):
+        for index, count in enumerate(worth[(mode, finished_place(place))]):
             row[index] += count
     return daily
 
