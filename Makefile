@@ -86,8 +86,9 @@ format: setup-dev
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis test_db.sqlite3*
 
-# Seeds a fresh league (100,000 filed matches by default) and times the main pages against
-# two floors. BENCH_ARGS="--matches 2000" for a quick run; --database-url for PostgreSQL.
+# Seeds a fresh league (manage.py seed_league, 100,000 filed matches by default) and times the
+# main pages against two floors. BENCH_ARGS="--matches 2000" for a quick run; --database-url
+# for PostgreSQL.
 bench: setup-dev
 	$(PY) bench/run.py $(BENCH_ARGS)
 

@@ -70,17 +70,21 @@ def main(*, matches: int, repeat: int) -> None:
     import django
 
     django.setup()
+    from django.contrib.auth import get_user_model
     from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
     from django.db import connection
     from playwright.sync_api import sync_playwright
 
-    from bench.seed import seed_league
+    from matches.models import Player
     from matches.play import services
     from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS
 
     with connection.cursor() as cursor:
         cursor.execute("CREATE TABLE bench_floor (id integer PRIMARY KEY, n integer)")
-    host, people = seed_league(players=200, tables=50, matches=matches)
+    call_command("seed_league", players=200, tables=50, matches=matches, stdout=sys.stderr)
+    host = get_user_model().objects.get(username="seed")
+    people = list(Player.objects.order_by("pk"))
     live = services.table_launch(
         name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
     )

@@ -5,9 +5,12 @@ A second phase kills the server with SIGKILL mid-run, restarts it, and checks th
 acknowledged before the kill is there.
 
     python loadtest/run.py [--database-url URL] [--tables 8] [--matches 3] [--spectators 8]
-                           [--workers 3] [--short]
+                           [--workers 3] [--short] [--league 10000]
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
     python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
+
+--league seeds that many filed matches first (manage.py seed_league), so the load meets a
+database with history; the checks count only the load's own taps.
 
 The second form is the spectator mode (loadtest/spectators.py): how many spectators polling
 every 3 s one gunicorn worker holds with p95 under 50 ms.
@@ -258,7 +261,9 @@ def fresh_database(url: str) -> str:
     return url
 
 
-def prepare(database_url: str) -> dict:
+def prepare(database_url: str, league: int = 0) -> dict:
+    """Migrate and collect static files; with league, seed that many filed matches first
+    (manage.py seed_league) so the load meets a database with history."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -279,7 +284,19 @@ def prepare(database_url: str) -> dict:
         env=env,
         check=True,
     )
+    if league:
+        seed = ["seed_league", "--players", "200", "--tables", "50", "--matches", str(league)]
+        subprocess.run([PYTHON, "manage.py", *seed], cwd=ROOT, env=env, check=True)
     return env
+
+
+def seeded_taps() -> int:
+    """The last tap the seed wrote (0 without one): the load's taps come after it."""
+    from django.db.models import Max
+
+    from matches.models import Tap
+
+    return Tap.objects.aggregate(last=Max("pk"))["last"] or 0
 
 
 def host_cookies() -> tuple[str, str]:
@@ -385,6 +402,9 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--short", action="store_true", help="CI size: fewer tables and matches")
     parser.add_argument(
+        "--league", type=int, default=0, help="seed this many filed matches first (seed_league)"
+    )
+    parser.add_argument(
         "--two-servers", action="store_true", help="two gunicorns, one database (two_servers.py)"
     )
     parser.add_argument(
@@ -414,7 +434,7 @@ def main() -> int:
         args.tables, args.matches, args.spectators = 4, 4, 4
     rng = random.Random(2026)
 
-    env = prepare(fresh_database(args.database_url))
+    env = prepare(fresh_database(args.database_url), league=args.league)
     if args.spectator_capacity:
         from loadtest import spectators
 
@@ -430,6 +450,7 @@ def main() -> int:
 
     from matches.models import Tap
 
+    seeded = seeded_taps()
     print(f"Load test on {connection.vendor}: {args.workers} gunicorn workers, {args.tables} tables "
           f"x {args.matches} matches, {args.spectators} spectators")  # fmt: skip
     failures = []
@@ -439,7 +460,8 @@ def main() -> int:
     stats, elapsed, planned = run_phase(server, args, rng, kill_after=None, matches=args.matches)
     server.stop()
     report("load", stats, elapsed)
-    live = set(map(str, Tap.objects.filter(undone_at__isnull=True).values_list("key", flat=True)))
+    load = Tap.objects.filter(pk__gt=seeded)
+    live = set(map(str, load.filter(undone_at__isnull=True).values_list("key", flat=True)))
     ok, text = integrity()
     print(f"  check_integrity: {text.splitlines()[-1] if text else ''}")
     print(f"  eliminations in the database {len(live)} = acknowledged taps {len(stats.acknowledged)}: "

@@ -35,6 +35,7 @@ from loadtest.run import (  # noqa: E402
     launch_tables,
     prepare,
     report,
+    seeded_taps,
     spectator_loop,
 )
 
@@ -143,6 +144,7 @@ def run(args, env: dict) -> int:
 
     from matches.models import Tap
 
+    seeded = seeded_taps()
     ports = [int(p) for p in args.ports.split(",")] if args.ports else list(DEFAULT_PORTS)
     print(f"Two servers on {connection.vendor}: ports {ports[0]} and {ports[1]}, "
           f"{args.workers} workers each, {args.tables} tables x {args.matches} matches, "
@@ -160,9 +162,8 @@ def run(args, env: dict) -> int:
     try:
         stats, elapsed, planned = play(servers, args, rng)
         report("two servers", stats, elapsed)
-        live = set(
-            map(str, Tap.objects.filter(undone_at__isnull=True).values_list("key", flat=True))
-        )
+        load = Tap.objects.filter(pk__gt=seeded)
+        live = set(map(str, load.filter(undone_at__isnull=True).values_list("key", flat=True)))
         stored = list(Tap.objects.filter(key__in=stats.acknowledged).values_list("key", flat=True))
         once = len(stored) == len(set(stored)) == len(stats.acknowledged)
         print(f"  acknowledged taps {len(stats.acknowledged)} of {planned} planned, each in the "
@@ -206,10 +207,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ports", default="", help="two ports, e.g. 8310,8311")
     parser.add_argument("--short", action="store_true", help="CI size")
+    parser.add_argument("--league", type=int, default=0, help="seed this many matches first")
     args = parser.parse_args(argv)
     if args.short:
         args.tables, args.matches, args.spectators = 4, 3, 4
-    env = prepare(fresh_database(args.database_url))
+    env = prepare(fresh_database(args.database_url), league=args.league)
     import django
 
     django.setup()

@@ -28,11 +28,11 @@ from matches.web.forms import AdminLoginForm, HostProfileForm
 admin.site.login_form = AdminLoginForm
 
 
-class ReadOnlyInline(admin.TabularInline):
-    """Seats and taps are written by the services, which keep the tallies and the table's
-    change counter in step: a raw edit here would bypass both. The admin only shows them."""
-
-    extra = 0
+class ReadOnly:
+    """Results are written by the services, which keep every aggregate (tallies, totals,
+    running totals, pairs, nights, ratings) and the table's change counter in step: a raw
+    add, edit or delete here would bypass them all, and nothing could tell the damage from a
+    result. The admin only shows them; the app's undo and correction change them."""
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -59,6 +59,18 @@ class HostAdmin(UserAdmin):
 
 admin.site.unregister(get_user_model())
 admin.site.register(get_user_model(), HostAdmin)
+
+
+class ReadOnlyInline(ReadOnly, admin.TabularInline):
+    extra = 0
+
+
+class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
+    pass
+
+
+# What a table's delete takes with it, and the results' admins never delete on their own.
+RESULTS = (Match, Seat, Tap, DailyTally, AllTimeTotal)
 
 
 class SeatInline(ReadOnlyInline):
@@ -195,6 +207,13 @@ class TableAdmin(StandingsShownAdmin):
 
     # A deleted table takes its matches and tallies with it; what is kept per player across
     # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left.
+    def get_deleted_objects(self, objs, request):
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        # The results' own admins refuse deleting one match or tally behind the aggregates'
+        # back; going with their table, they are counted out by delete_model below.
+        results = {str(m._meta.verbose_name) for m in RESULTS}  # in the request's language
+        return deleted, counts, {p for p in perms_needed if str(p) not in results}, protected
+
     def delete_model(self, request, obj) -> None:
         players = _players_tallied_at([obj.pk])
         super().delete_model(request, obj)
@@ -212,7 +231,7 @@ def _players_tallied_at(table_ids: list[int]) -> list[int]:
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ReadOnlyAdmin):
     list_display = ["table", "number", "status", "winner", "opened_at", "filed_at"]
     list_filter = ["status"]
     list_select_related = ["table", "winner"]
@@ -221,21 +240,21 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(ReadOnlyAdmin):
     list_display = ["match", "position", "player", "place"]
     list_select_related = ["match__table", "player"]
     raw_id_fields = ["match", "player"]
 
 
 @admin.register(Tap)
-class TapAdmin(admin.ModelAdmin):
+class TapAdmin(ReadOnlyAdmin):
     list_display = ["match", "player", "place", "tapped_by", "tapped_at", "undone_at"]
     list_select_related = ["match__table", "player", "tapped_by"]
     raw_id_fields = ["match", "player", "tapped_by", "undone_by"]
 
 
 @admin.register(DailyTally, AllTimeTotal)
-class CountsAdmin(admin.ModelAdmin):
+class CountsAdmin(ReadOnlyAdmin):
     list_display = ["player", "table", "played", "wins", "seconds", "thirds", "points"]
     list_select_related = ["player", "table"]
     raw_id_fields = ["player", "table"]

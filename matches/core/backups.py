@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from django.db import connections
@@ -48,8 +49,10 @@ def postgres_command(tool: str, *args: str) -> tuple[list[str], dict[str, str]]:
 
 
 def first_line(text: str) -> str:
-    """Command errors are one line: the first line of what a tool printed."""
-    return next((line.strip() for line in str(text).splitlines() if line.strip()), "")
+    """Command errors are one line: the first line of what a tool printed (its first error
+    line, when it also printed --verbose progress)."""
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return next((line for line in lines if "error:" in line), lines[0] if lines else "")
 
 
 class NotOurBackup(BackupError):
@@ -90,9 +93,12 @@ def _compare(path: Path, tables: set[str], applied: set[tuple[str, str]]) -> set
     return expected_tables
 
 
-def verify_sqlite_backup(path: Path) -> None:
+def verify_sqlite_backup(
+    path: Path, *, progress: Callable[[str, int, int], None] | None = None
+) -> None:
     """The file is an undamaged SQLite database of this app at this migration state: every
-    row of every table reads back, since integrity_check does not look inside text."""
+    row of every table reads back, since integrity_check does not look inside text. Progress,
+    if given, hears each table's name, how many were read and how many there are."""
     if path.stat().st_size == 0:
         raise NotOurBackup(path, "the file is empty")
     try:
@@ -110,7 +116,10 @@ def verify_sqlite_backup(path: Path) -> None:
                 if "django_migrations" in tables
                 else set()
             )
-            for table in sorted(_compare(path, tables, applied)):
+            to_read = sorted(_compare(path, tables, applied))
+            for done, table in enumerate(to_read):
+                if progress is not None:
+                    progress(table, done, len(to_read))
                 # Table names come from our own schema, never from the file.
                 for _ in source.execute(f'SELECT * FROM "{table}"'):  # noqa: S608
                     pass

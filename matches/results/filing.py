@@ -4,7 +4,7 @@ back from every one, and the recounts and the integrity scan cover the same list
 aggregate is added here once, and every way of filing, undoing, merging, deleting or
 checking covers it."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from django.utils import timezone
 
@@ -55,14 +55,33 @@ def players_recount(*, player_ids: Sequence[int]) -> None:
     running_totals.running_refresh(player_ids=player_ids)
 
 
-def league_recount() -> dict[str, int]:
-    """Every rating (with the career kept with it), head-to-head pair, night and running
-    total from scratch; how many of each were counted."""
+def league_recount(*, progress: Callable[[str, int, int], None] | None = None) -> dict[str, int]:
+    """Every aggregate from scratch, each from what is beneath it: the daily tallies and
+    all-time totals from the filed matches' seats; the running totals and nights from those
+    tallies; the head-to-head pairs from the seats; every rating (with the career kept with
+    it) by a replay. Whatever a raw edit left behind, the seats are the truth. Returns how
+    many of each were counted; progress, if given, hears (step, steps done, steps)."""
+    step = progress or (lambda name, done, steps: None)
+    step("tallies", 0, 5)
+    daily, totals = tallies.tallies_rebuild()
+    step("running totals", 1, 5)
+    running = running_totals.running_rebuild()
+    step("nights", 2, 5)
+    nights = player_nights.nights_rebuild()
+    step("head-to-head pairs", 3, 5)
+    pairs = head_to_head.pairs_rebuild()
+    step("ratings", 4, 5)
+    rated = replay.ratings_rebuild(
+        progress=lambda done, total: step(f"ratings {done:,}/{total:,} matches", 4, 5)
+    )
+    step("done", 5, 5)
     return {
-        "rated": replay.ratings_rebuild(),
-        "pairs": head_to_head.pairs_rebuild(),
-        "nights": player_nights.nights_rebuild(),
-        "running": running_totals.running_rebuild(),
+        "tallies": daily,
+        "totals": totals,
+        "running": running,
+        "nights": nights,
+        "pairs": pairs,
+        "rated": rated,
     }
 
 

@@ -6,10 +6,14 @@ import datetime
 from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Field, Sum
+from django.utils import timezone
 
+from matches.core.rows import rows_insert
+from matches.core.stamp import standings_changed
 from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
+from matches.rules.limits import MAX_PLAYERS
 from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
 
@@ -76,6 +80,68 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
                 f"WHERE {matching} AND {keys[0]} IN ({marks})",
                 [*params, *where, *worth],
             )
+
+
+def _filed() -> dict[tuple[int, int, datetime.date], list[int]]:
+    """Each player's filed results per table and day (the day a match was filed, in the
+    league's time zone, as filing counts it), added up from the seats."""
+    # Two plain reads added up here: the day of each match, then every filed seat. Grouped
+    # by day in SQL, SQLite would call back into Python for each seat's time zone instead.
+    filed = Match.objects.filter(status=Match.Status.FILED)
+    day_of = {
+        pk: timezone.localdate(filed_at)
+        for pk, filed_at in filed.values_list("pk", "filed_at").iterator(chunk_size=5000)
+    }
+    worth = {
+        (mode, place): [getattr(place_counts(mode, place), f) for f in COUNT_FIELDS]
+        for mode in Table.Mode.values
+        for place in range(1, MAX_PLAYERS + 1)
+    }
+    daily: dict[tuple[int, int, datetime.date], list[int]] = {}
+    seats = Seat.objects.filter(match__status=Match.Status.FILED).values_list(
+        "player_id", "match__table_id", "match_id", "place", "match__table__mode"
+    )
+    for player, table, match, place, mode in seats.iterator(chunk_size=5000):
+        row = daily.setdefault((player, table, day_of[match]), [0] * len(COUNT_FIELDS))
+        for index, count in enumerate(worth[(mode, finished_place(place))]):
+            row[index] += count
+    return daily
+
+
+@transaction.atomic
+def tallies_rebuild() -> tuple[int, int]:
+    """Count every daily tally and all-time total afresh from the filed matches' seats (what
+    every other aggregate but the pairs and ratings is counted from); returns how many of
+    each were written."""
+    # Under the league-wide lock and moving the stamp, as running_rebuild does: no filing
+    # lands between the delete and the insert, and no standings cached from the damaged
+    # counts are served again.
+    standings_changed()
+    daily = _filed()
+    totals: dict[tuple[int, int], list[int]] = {}
+    for (player, table, _day), counts in daily.items():
+        total = totals.setdefault((player, table), [0] * len(COUNT_FIELDS))
+        for index, count in enumerate(counts):
+            total[index] += count
+    DailyTally.objects.all().delete()
+    AllTimeTotal.objects.all().delete()
+    day = connection.ops.adapt_datefield_value
+    rows_insert(
+        DailyTally,
+        [
+            {"player_id": p, "table_id": t, "day": day(d), **_named(counts)}
+            for (p, t, d), counts in daily.items()
+        ],
+    )
+    rows_insert(
+        AllTimeTotal,
+        [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
+    )
+    return len(daily), len(totals)
+
+
+def _named(counts: Sequence[int]) -> dict[str, int]:
+    return dict(zip(COUNT_FIELDS, counts, strict=True))
 
 
 def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:

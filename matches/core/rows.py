@@ -1,0 +1,35 @@
+"""Bulk inserts without a model instance per row: for seeding and rebuilding hundreds of
+thousands of rows, where building and preparing instances costs ten times what the database
+does. No save(), no signals, no auto_now: the caller gives every value that matters."""
+
+from typing import Any, cast
+
+from django.db import connection
+from django.db.models import Model
+
+
+def rows_insert(model: type[Model], rows: list[dict[str, Any]]) -> None:
+    """Insert rows (values by attname, as the database takes them; every other column its
+    default): one executemany, or COPY on PostgreSQL."""
+    if not rows:
+        return
+    fields = [f for f in model._meta.concrete_fields if not f.primary_key]
+    given = rows[0].keys()
+    defaults = {
+        f.attname: f.get_db_prep_save(f.get_default(), connection)
+        for f in fields
+        if f.attname not in given
+    }
+    names = [f.attname for f in fields]
+    # A concrete field always has a column (the stubs allow None for any field).
+    columns = ", ".join(connection.ops.quote_name(cast(str, f.column)) for f in fields)
+    table = connection.ops.quote_name(model._meta.db_table)
+    values = ([row.get(name, defaults.get(name)) for name in names] for row in rows)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for value in values:
+                    copy.write_row(value)
+            return
+        marks = ", ".join(["%s"] * len(names))
+        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values))  # noqa: S608 (names from the model, values as parameters)
