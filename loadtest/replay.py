@@ -5,7 +5,7 @@ exactly a full recompute.
 
     python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
 
-Setup, in this process: seed_league's bulk league; one table, Old, whose only match is
+Setup, in this process: seed_league's bulk league (matches/play/seed.py); one table, Old, whose only match is
 filed at the very start of the league's history (so its crowning is that table's latest tap
 and every later rating depends on it); and the longest career split in two records that
 never met (their merge joins them back). The seeding's full rating replay is timed.
@@ -46,18 +46,17 @@ def _seed(matches: int) -> dict:
     from django.db import connection, transaction
     from django.db.models import Count, Min
 
-    from bench.seed import seed_league
     from matches.models import Match, Player, Seat, Tap
     from matches.play import services
+    from matches.play.seed import league_seed
     from matches.ratings.replay import ratings_settle
     from matches.results.filing import league_recount
     from matches.rules.names import name_key
 
+    host = get_user_model().objects.create_superuser("replayhost", password=uuid.uuid4().hex)
     started = time.perf_counter()
-    seed_league(players=300, tables=30, matches=matches)
+    league_seed(host=host, players=300, tables=30, matches=matches)
     seeded = time.perf_counter() - started
-
-    host = get_user_model().objects.filter(is_superuser=True).first()
     first = Match.objects.filed().aggregate(first=Min("filed_at"))["first"]
     long_ago = first - datetime.timedelta(minutes=5)
     names = list(Player.objects.order_by("?").values_list("name", flat=True)[:4])
