@@ -6,8 +6,11 @@ import io
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 import uuid
 from io import StringIO
 from pathlib import Path
@@ -771,3 +774,124 @@ class TestPublicTablePagesAreBounded:
             (number, name) for number in range(1, self.TOTAL + 1) for name in ("Cy", "Bob", "Ann")
         ]
         assert [(int(row[0]), row[2]) for row in rows[1:]] == expected
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def ask(port: int, path: str, timeout: float) -> bytes:
+    """A plain GET on its own connection: the status line, or b"" if none came in time."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as conn:
+        conn.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode()
+        )
+        try:
+            return conn.recv(64).split(b"\r\n")[0]
+        except TimeoutError:
+            return b""
+
+
+def closed_by_server(conn: socket.socket) -> bool:
+    """Whether the server has closed this connection (anything it said before is read)."""
+    try:
+        while data := conn.recv(4096):
+            del data
+        return True
+    except BlockingIOError:
+        return False
+    except ConnectionError:
+        return True
+
+
+class TestSlowBodiesAreShed:
+    """Finding 2: sockets trickling a byte every 5 s held gunicorn's threads (gthread reads a
+    request with no time limit), and spectators' polls hung behind them."""
+
+    LIMIT = 2  # BRAG_REQUEST_TIMEOUT for this server, in seconds
+
+    @pytest.fixture
+    def server(self, tmp_path):
+        port = free_port()
+        env = {
+            **os.environ,
+            "BRAG_REQUEST_TIMEOUT": str(self.LIMIT),
+            "DJANGO_DEBUG": "1",  # no collected static files needed
+            "DJANGO_HTTPS": "0",
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
+            # Nothing below reads the database: the trickles never finish a request, and the
+            # manifest is open before the first host exists.
+            "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}",
+        }
+        gunicorn = Path(sys.executable).parent / "gunicorn"
+        # The project's gunicorn.conf.py (read from ROOT); one worker, so its threads are all.
+        process = subprocess.Popen(
+            [str(gunicorn), "brag_tables.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while not ask_quietly(port):
+                assert process.poll() is None and time.monotonic() < deadline, "no gunicorn"
+                time.sleep(0.2)
+            yield port
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+    def test_trickling_clients_are_closed_and_polls_still_answer(self, server):
+        threads = 4  # gunicorn.conf.py's, each held by one trickle before this fix
+        trickles = []
+        for index in range(threads):
+            conn = socket.create_connection(("127.0.0.1", server))
+            if index % 2:  # a body that never ends (the CSRF check reads it)
+                conn.sendall(
+                    b"POST /setup/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Cookie: csrftoken=" + b"a" * 32 + b"\r\n"
+                    b"Content-Type: application/x-www-form-urlencoded\r\n"
+                    b"Content-Length: 1000\r\n\r\nx"
+                )
+            else:  # headers that never end
+                conn.sendall(b"GET /rules/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: x")
+            conn.setblocking(False)
+            trickles.append(conn)
+        started = time.monotonic()
+        time.sleep(0.5)  # every thread is reading a trickle now
+        shut: dict[int, float] = {}
+        poll = {}
+        poller = threading.Thread(
+            target=lambda: poll.update(line=ask(server, "/manifest.webmanifest", 10))
+        )
+        poller.start()
+        while len(shut) < threads and time.monotonic() - started < self.LIMIT + 4:
+            for index, conn in enumerate(trickles):
+                if index in shut:
+                    continue
+                try:
+                    conn.send(b"x")  # a byte every half second, forever
+                except OSError:
+                    shut[index] = time.monotonic() - started
+                    continue
+                if closed_by_server(conn):
+                    shut[index] = time.monotonic() - started
+            time.sleep(0.5)
+        poller.join()
+        waited = time.monotonic() - started
+        for conn in trickles:
+            conn.close()
+        assert poll["line"] == b"HTTP/1.1 200 OK"
+        assert waited < self.LIMIT + 4
+        assert sorted(shut) == list(range(threads))
+        assert max(shut.values()) < self.LIMIT + 2
+
+
+def ask_quietly(port: int) -> bool:
+    try:
+        return ask(port, "/manifest.webmanifest", 2) == b"HTTP/1.1 200 OK"
+    except OSError:
+        return False
