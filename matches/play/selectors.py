@@ -3,11 +3,12 @@ history: the table page and its polling stay cheap all season."""
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 
-from matches.models import Match, Seat, Table, Tap
+from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import tonight
 from matches.ratings import selectors as ratings
 from matches.rules.scoring import finished_place, points_for, shown_place
@@ -278,6 +279,24 @@ def match_audit(*, match: Match) -> AuditTrail:
     return AuditTrail(taps=own, discarded=[discarded[pk] for pk in sorted(discarded)])
 
 
+def _filed_document(table: Table, match: Match) -> dict:
+    # A filed match has its filing time and its winner: the database's constraint says so.
+    filed_at, winner = cast(datetime, match.filed_at), cast(Player, match.winner)
+    return {
+        "number": match.number,
+        "filed_at": filed_at.isoformat(),
+        "winner": winner.name,
+        "results": [
+            {
+                "player": seat.player.name,
+                "place": shown_place(table.mode, seat.place),
+                "points": points_for(table.mode, seat.place),
+            }
+            for seat in match.seats.all()
+        ],
+    }
+
+
 def _filed_documents(
     table: Table, *, before: int | None, size: int, link_older: Callable[[int], str] | None
 ) -> tuple[list[dict], str | None]:
@@ -285,22 +304,7 @@ def _filed_documents(
     document always listed them), and the link to the page before it."""
     seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
     page = _filed_page(_filed_with_winners(table).prefetch_related(seats), before=before, size=size)
-    documents = [
-        {
-            "number": match.number,
-            "filed_at": match.filed_at.isoformat(),
-            "winner": match.winner.name,
-            "results": [
-                {
-                    "player": seat.player.name,
-                    "place": shown_place(table.mode, seat.place),
-                    "points": points_for(table.mode, seat.place),
-                }
-                for seat in match.seats.all()
-            ],
-        }
-        for match in reversed(page.matches)
-    ]
+    documents = [_filed_document(table, match) for match in reversed(page.matches)]
     older = None if page.older is None or link_older is None else link_older(page.older)
     return documents, older
 

@@ -143,9 +143,10 @@ def _api_variant(request: HtmxHttpRequest) -> tuple:
 def filed_page(request: HtmxHttpRequest) -> FiledPageForm:
     """The request's ?before= (which page of filed matches), validated once: the tag, the
     kept rendering and the view share it."""
-    if not hasattr(request, "_filed_page"):
-        request._filed_page = FiledPageForm(request.GET)
-    return request._filed_page
+    form = request.__dict__.get("_filed_page")
+    if form is None:
+        form = request.__dict__["_filed_page"] = FiledPageForm(request.GET)
+    return form
 
 
 def filed_before(request: HtmxHttpRequest) -> int | None:

@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
@@ -34,6 +34,7 @@ from matches.web.forms import (
     UndoForm,
 )
 from matches.web.htmx import HtmxHttpRequest
+from matches.web.middleware import language_neutral
 
 POLL_SECONDS = 3
 # A closed table's TV and spectator page poll slowly, to notice a reopen (the page then
@@ -367,7 +368,7 @@ def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     )
     # The same document in every language: a shared cache keeps one copy, not one per
     # Accept-Language (middleware.LanguageNeutralMiddleware drops what LocaleMiddleware adds).
-    response.language_neutral = True
+    language_neutral(response)
     return response
 
 
@@ -387,7 +388,7 @@ def api_table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         lambda snapshot: json_response(snapshot.content),
         keep=False,
     )
-    response.language_neutral = True
+    language_neutral(response)
     return response
 
 
@@ -399,7 +400,7 @@ def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
 @require_safe
 @caching.shared_cache()
 @condition(etag_func=caching.results_csv_etag)
-def table_results_csv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpResponse:
     """Every filed result of the table, streamed as it is read; tagged with the table's
     version, so a spreadsheet refreshing it gets a 304 until the table changes."""
     stamped = caching.stamp(request, table_id)
@@ -408,7 +409,7 @@ def table_results_csv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = stamped.table
     rows = (table_result_row(table, seat) for seat in selectors.table_results(table=table))
     response = csv_stream(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
-    response.language_neutral = True
+    language_neutral(response)
     return response
 
 
