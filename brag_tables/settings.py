@@ -125,6 +125,8 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+SQLITE_CACHE_KIB = -32 * 1024  # PRAGMA cache_size: negative is KiB, per connection
+SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock at BEGIN (IMMEDIATE), so two tablets never deadlock upgrading a
     # read lock; WAL lets spectators read while a tap is written; the timeout makes a writer
@@ -132,11 +134,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # (DJANGO_CONN_MAX_AGE) as on PostgreSQL: opening a WAL database and running these pragmas
     # costs ~1 ms, more than a poll's whole answer; a kept connection holds no transaction
     # between requests, so it blocks no writer and no checkpoint.
+    # SQLite's page cache is per connection and 2 MB by default: from about 100k filed
+    # matches (an 80 MB file) a one-month standings read no longer fit and went from 0.53 ms
+    # to 0.84 ms. 32 MiB each (negative: KiB) holds the running totals and tallies a read
+    # touches for years of a busy league; pages are taken only as read, so a connection of a
+    # small league stays small (gunicorn: one connection per thread). The memory map (256
+    # MiB) lets reads come straight from the system's file cache, shared by every
+    # connection, for what no connection's cache holds.
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
         "init_command": (
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;"
+            f" PRAGMA cache_size={SQLITE_CACHE_KIB}; PRAGMA mmap_size={SQLITE_MMAP_BYTES};"
         ),
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test_db.sqlite3")}

@@ -40,6 +40,7 @@ urlpatterns = [
     path("players/<id:player_id>/rename/", views_players.player_rename, name="player_rename"),
     path("players/<id:player_id>/merge/", views_players.player_merge, name="player_merge"),
     path("api/tables/<id:table_id>/", views.api_table, name="api_table"),
+    path("api/tables/<id:table_id>/matches/", views.api_table_matches, name="api_table_matches"),
     path("api/standings/", views_standings.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
     path("seasons/new/", views_seasons.season_new, name="season_new"),

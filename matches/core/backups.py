@@ -176,18 +176,28 @@ def backup_suffix() -> str:
     return ".dump" if connections["default"].vendor == "postgresql" else ".sqlite3"
 
 
-def backup_verify(path: Path) -> None:
+Say = Callable[[str], None]  # a long command's progress line on a terminal
+
+
+def _quiet(text: str) -> None:
+    pass
+
+
+def backup_verify(path: Path, *, say: Say = _quiet) -> None:
     """Raises NotOurBackup or DamagedBackup unless restore would take the file."""
     vendor = connections["default"].vendor
     if vendor == "sqlite":
-        verify_sqlite_backup(path)
+        verify_sqlite_backup(
+            path, progress=lambda table, done, total: say(f"checking {done + 1}/{total}: {table}")
+        )
     elif vendor == "postgresql":
+        say("checking the dump")
         verify_postgres_backup(path)
     else:
         raise BackupError(f"No restore method for {vendor}.")
 
 
-def _copy(path: Path) -> None:
+def _copy(path: Path, say: Say) -> None:
     connection = connections["default"]
     if connection.vendor == "sqlite":
         connection.ensure_connection()
@@ -195,13 +205,18 @@ def _copy(path: Path) -> None:
         # the copy is one consistent moment.
         target = sqlite3.connect(path)
         try:
-            connection.connection.backup(target)
+            connection.connection.backup(
+                target,
+                pages=4096,
+                progress=lambda _, left, total: say(f"copying pages {total - left:,}/{total:,}"),
+            )
             # One self-contained file: the live database's WAL mode comes with the copy, and
             # would have every reader (the check, a restore) leave -wal and -shm files beside it.
             target.execute("PRAGMA journal_mode=DELETE")
         finally:
             target.close()
     elif connection.vendor == "postgresql":
+        say("pg_dump is writing the copy")
         command, env = postgres_command("pg_dump", "--format=custom", "--file", str(path))
         result = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
         if result.returncode:
@@ -210,7 +225,7 @@ def _copy(path: Path) -> None:
         raise BackupError(f"No backup method for {connection.vendor}.")
 
 
-def backup_write(path: Path, *, partial_prefix: str = ".backup-") -> None:
+def backup_write(path: Path, *, partial_prefix: str = ".backup-", say: Say = _quiet) -> None:
     """Write a copy of the database to path, checked as restore checks it first.
 
     The copy is written beside path under a temporary name and moved over it only once
@@ -224,8 +239,8 @@ def backup_write(path: Path, *, partial_prefix: str = ".backup-") -> None:
         raise BackupError(f"Cannot write a backup to {path}: {error.strerror}.") from None
     partial = Path(name)
     try:
-        _copy(partial)
-        backup_verify(partial)
+        _copy(partial, say)
+        backup_verify(partial, say=say)
         os.replace(partial, path)
     except (NotOurBackup, DamagedBackup) as error:
         raise BackupError(
@@ -238,19 +253,24 @@ def backup_write(path: Path, *, partial_prefix: str = ".backup-") -> None:
         partial.unlink(missing_ok=True)
 
 
-def backup_restore(path: Path) -> None:
+def backup_restore(path: Path, *, say: Say = _quiet) -> None:
     """Replace the whole database with the backup at path, once it passed restore's check."""
-    backup_verify(path)
+    backup_verify(path, say=say)
     connection = connections["default"]
     if connection.vendor == "sqlite":
         connection.ensure_connection()
         source = sqlite3.connect(path)
         try:
-            source.backup(connection.connection)
+            source.backup(
+                connection.connection,
+                pages=4096,
+                progress=lambda _, left, total: say(f"restoring pages {total - left:,}/{total:,}"),
+            )
         finally:
             source.close()
     else:
         connection.close()
+        say("pg_restore is restoring the dump")
         command, env = postgres_command(
             "pg_restore",
             "--clean",

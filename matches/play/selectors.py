@@ -1,12 +1,14 @@
 """Reads that span relations. Each runs a fixed number of queries, however long the table's
 history: the table page and its polling stay cheap all season."""
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from datetime import datetime
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 
-from matches.models import Match, Seat, Table, Tap
+from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import tonight
 from matches.ratings import selectors as ratings
 from matches.rules.scoring import finished_place, points_for, shown_place
@@ -16,6 +18,9 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
 RECENT_MATCHES = 5
+# Filed matches per page of a table's history (its page and its JSON): a table with a season
+# of filings answers as fast as one with a night's.
+FILED_PAGE = 20
 
 
 @dataclass(frozen=True)
@@ -238,9 +243,31 @@ def standing_names(table_id: str) -> list[str]:
     return [seat.player.name for seat in _current_match(table)[1]] if table else []
 
 
-def table_filed_matches(*, table: Table) -> list[Match]:
-    """Filed matches of a table, newest first, with their winners."""
-    return list(_filed_with_winners(table).order_by("-number"))
+@dataclass(frozen=True)
+class FiledPage:
+    """A page of a table's filed matches, newest first, and where the next page starts:
+    older is the number the next page reads below (None: this page holds the oldest)."""
+
+    matches: list[Match]
+    older: int | None
+
+
+def _filed_page(filed, *, before: int | None, size: int) -> FiledPage:
+    # By number (unique per table among filed matches), not offset: a page costs the same
+    # however deep it is, and a filing while someone reads never shifts the next page.
+    if before is not None:
+        filed = filed.filter(number__lt=before)
+    rows = list(filed.order_by("-number")[: size + 1])
+    shown = rows[:size]
+    return FiledPage(shown, shown[-1].number if len(rows) > size else None)
+
+
+def table_filed_matches(
+    *, table: Table, before: int | None = None, size: int = FILED_PAGE
+) -> FiledPage:
+    """A page of the table's filed matches with their winners, newest first: the latest
+    size numbered below before (the latest of all without it), in one query."""
+    return _filed_page(_filed_with_winners(table), before=before, size=size)
 
 
 def match_detail(*, table: Table, number: int) -> Match | None:
@@ -306,8 +333,42 @@ def match_audit(*, match: Match) -> AuditTrail:
     return AuditTrail(taps=own, discarded=[discarded[pk] for pk in sorted(discarded)])
 
 
-def table_api(*, table: Table) -> dict:
-    """The read-only JSON document for scoreboards and other programs."""
+def _filed_document(table: Table, match: Match) -> dict:
+    # A filed match has its filing time and its winner: the database's constraint says so.
+    filed_at, winner = cast(datetime, match.filed_at), cast(Player, match.winner)
+    return {
+        "number": match.number,
+        "filed_at": filed_at.isoformat(),
+        "winner": winner.name,
+        "results": [
+            {
+                "player": seat.player.name,
+                "place": shown_place(table.mode, seat.place),
+                "points": points_for(table.mode, seat.place),
+            }
+            for seat in match.seats.all()
+        ],
+    }
+
+
+def _filed_documents(
+    table: Table, *, before: int | None, size: int, link_older: Callable[[int], str] | None
+) -> tuple[list[dict], str | None]:
+    """A page of filed matches with their results for the JSON, oldest first (as the
+    document always listed them), and the link to the page before it."""
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
+    page = _filed_page(_filed_with_winners(table).prefetch_related(seats), before=before, size=size)
+    documents = [_filed_document(table, match) for match in reversed(page.matches)]
+    older = None if page.older is None or link_older is None else link_older(page.older)
+    return documents, older
+
+
+def table_api(
+    *, table: Table, size: int = FILED_PAGE, link_older: Callable[[int], str] | None = None
+) -> dict:
+    """The read-only JSON document for scoreboards and other programs: the open match and
+    the latest size filed matches; next is link_older(number), the page of the matches
+    filed before them (None when there are none, or no link_older is given)."""
     match, standing, out = _current_match(table)
     current = None
     if match is not None:
@@ -320,42 +381,50 @@ def table_api(*, table: Table) -> dict:
                 for seat in out
             ],
         }
-    filed = (
-        _filed_with_winners(table)
-        .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
-        )
-        .order_by("number")
-    )
+    matches, older = _filed_documents(table, before=None, size=size, link_older=link_older)
     return {
         "id": table.pk,
         "name": table.name,
         "mode": table.mode,
         "is_open": table.is_open,
         "current_match": current,
-        "matches": [
-            {
-                "number": match.number,
-                "filed_at": match.filed_at.isoformat(),
-                "winner": match.winner.name,
-                "results": [
-                    {
-                        "player": seat.player.name,
-                        "place": shown_place(table.mode, seat.place),
-                        "points": points_for(table.mode, seat.place),
-                    }
-                    for seat in match.seats.all()
-                ],
-            }
-            for match in filed
-        ],
+        "matches": matches,
+        "next": older,
     }
 
 
-def table_results(*, table: Table):
-    """Every result of a table's filed matches, by match then place, for the CSV export."""
-    return (
-        Seat.objects.filter(match__table=table, match__status=Match.Status.FILED)
-        .select_related("match", "player")
-        .order_by("match__number", "place")
-    )
+def table_api_matches(
+    *,
+    table: Table,
+    before: int | None,
+    size: int = FILED_PAGE,
+    link_older: Callable[[int], str] | None = None,
+) -> dict:
+    """A page of the JSON's filed matches: the latest size numbered below before, oldest
+    first, and next as in table_api."""
+    matches, older = _filed_documents(table, before=before, size=size, link_older=link_older)
+    return {"id": table.pk, "matches": matches, "next": older}
+
+
+# Filed matches read per query of the CSV export: a few thousand rows, a few milliseconds.
+RESULTS_CHUNK = 500
+
+
+def table_results(*, table: Table, chunk: int | None = None) -> Iterator[Seat]:
+    """Every result of a table's filed matches, by match then place, for the CSV export:
+    read chunk matches at a time, each read its own short query, so neither the rows nor an
+    open read (which would hold SQLite's WAL from being checkpointed) last as long as a slow
+    download."""
+    chunk = chunk or RESULTS_CHUNK
+    after = 0
+    while True:
+        numbers = table.matches.filed().filter(number__gt=after).order_by("number")
+        seats = list(
+            Seat.objects.filter(match__in=numbers.values("pk")[:chunk])
+            .select_related("match", "player")
+            .order_by("match__number", "place")
+        )
+        yield from seats
+        if len({seat.match_id for seat in seats}) < chunk:
+            return
+        after = seats[-1].match.number

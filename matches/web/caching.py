@@ -27,7 +27,7 @@ from matches.core.stamp import Snapshot, Stamped
 from matches.models import Table
 from matches.ratings import replay as ratings_replay
 from matches.rules.nights import night_start
-from matches.web.forms import StandingsFilterForm
+from matches.web.forms import FiledPageForm, StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
@@ -141,9 +141,46 @@ def _api_variant(request: HtmxHttpRequest) -> tuple:
     return ()
 
 
+def filed_page(request: HtmxHttpRequest) -> FiledPageForm:
+    """The request's ?before= (which page of filed matches), validated once: the tag, the
+    kept rendering and the view share it."""
+    form = request.__dict__.get("_filed_page")
+    if form is None:
+        form = request.__dict__["_filed_page"] = FiledPageForm(request.GET)
+    return form
+
+
+def filed_before(request: HtmxHttpRequest) -> int | None:
+    """The number the page of filed matches reads below (None: the latest page; a bad one
+    is answered 400 before anything asks)."""
+    form = filed_page(request)
+    return form.cleaned_data.get("before") if form.is_valid() else None
+
+
+def _before(request: HtmxHttpRequest) -> str:
+    # The page as cleaned: ?before=07 and ?before=7 are one page and one tag.
+    return f"b{filed_before(request) or ''}"
+
+
+def _matches_variant(request: HtmxHttpRequest) -> tuple:
+    # The list of filed matches: the viewer (the page's header names them), the language,
+    # the page. It has no fragment and no tonight.
+    return (viewer(request), get_language(), _before(request))
+
+
+def _api_matches_variant(request: HtmxHttpRequest) -> tuple:
+    return (_before(request),)
+
+
 TABLE_PAGE = ("t", _page_variant)
 TV_PAGE = ("tv", _tv_variant)
 TABLE_API = ("api", _api_variant)
+TABLE_API_MATCHES = ("apim", _api_matches_variant)
+MATCHES_PAGE = ("m", _matches_variant)
+# The CSV names no user and no translated word; it is read after its tag (streamed), so a
+# write landing during a download shows in its later rows, and the next request, whose tag
+# has moved, fetches it whole again.
+RESULTS_CSV = ("csv", _api_variant)
 
 
 def table_page_tag(
@@ -194,6 +231,9 @@ def _etag_func(kind: tuple) -> Callable[[HtmxHttpRequest, int], str | None]:
 
 tv_etag = _etag_func(TV_PAGE)
 api_table_etag = _etag_func(TABLE_API)
+api_matches_etag = _etag_func(TABLE_API_MATCHES)
+matches_etag = _etag_func(MATCHES_PAGE)
+results_csv_etag = _etag_func(RESULTS_CSV)
 
 
 KEPT_RENDERINGS = 512

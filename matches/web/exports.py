@@ -3,9 +3,10 @@ to open: a text cell a spreadsheet would evaluate as a formula (a player named
 =HYPERLINK(...)) is written as text."""
 
 import csv
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Iterator
 
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
 
 from matches.models import Seat, Table
@@ -31,6 +32,34 @@ def csv_response(filename: str, header: list[str], rows: Iterable[list]) -> Http
     writer = csv.writer(response)
     writer.writerow(header)
     writer.writerows([spreadsheet_safe(cell) for cell in row] for row in rows)
+    return response
+
+
+# What a streamed CSV hands the server at a time: a few hundred rows, not one write per row.
+STREAM_CHUNK = 64 * 1024
+
+
+def _csv_chunks(header: list[str], rows: Iterable[list], size: int) -> Iterator[str]:
+    buffer = io.StringIO()
+    buffer.write("\ufeff")
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([spreadsheet_safe(cell) for cell in row])
+        if buffer.tell() >= size:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def csv_stream(filename: str, header: list[str], rows: Iterable[list]) -> StreamingHttpResponse:
+    """csv_response for a file that grows with the league: written as rows are read, so the
+    first bytes leave at once and the server never holds the whole file."""
+    response = StreamingHttpResponse(
+        _csv_chunks(header, rows, STREAM_CHUNK), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
 

@@ -212,6 +212,25 @@ class CloseForm(forms.Form):
     discard = forms.IntegerField(required=False, min_value=1, max_value=ID_MAX)
 
 
+class FiledPageForm(forms.Form):
+    """Which page of a table's filed matches: ?before=<number>, the matches numbered below
+    it (the latest without it). The page and the JSON link each page to the next."""
+
+    before = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=ID_MAX,
+        error_messages={
+            "invalid": _("before must be a match number."),
+            "min_value": _("before must be a match number."),
+            "max_value": _("before must be a match number."),
+        },
+    )
+
+    def first_error(self) -> str:
+        return next(str(e) for errors in self.errors.values() for e in errors)
+
+
 class LoginForm(AuthenticationForm):
     """Django's login form, refusing a username longer than any account's before it is
     checked: AuthenticationForm sets that length only on the widget, and django-axes would

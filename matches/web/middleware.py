@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import translation
@@ -175,9 +176,14 @@ def _open_before_setup() -> set[str]:
     return {reverse(f"matches:{name}") for name in names}
 
 
+def language_neutral(response: HttpResponseBase) -> None:
+    """Mark an answer as the same in every language, for LanguageNeutralMiddleware."""
+    response.language_neutral = True  # type: ignore[attr-defined]
+
+
 class LanguageNeutralMiddleware:
     """Drops the Vary: Accept-Language (and Content-Language) that LocaleMiddleware adds to
-    every answer from an answer the same in every language (a view sets response.language_neutral), so a shared
+    every answer from an answer the same in every language (a view marks it with language_neutral()), so a shared
     cache keeps one copy of it. Sits just above LocaleMiddleware."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

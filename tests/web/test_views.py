@@ -515,6 +515,7 @@ class TestApi:
                     ],
                 }
             ],
+            "next": None,  # every filed match is on this page
         }
         assert data["matches"][0]["filed_at"].endswith("+00:00")
 

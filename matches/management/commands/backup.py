@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from matches.core.backups import BackupError, backup_write
 
+from ._progress import Progress
+
 
 class Command(BaseCommand):
     help = (
@@ -18,14 +20,17 @@ class Command(BaseCommand):
         parser.add_argument("--force", action="store_true", help="Replace an existing file.")
 
     def handle(self, *args, path: Path, force: bool, **options) -> None:
+        progress = Progress(self.stderr)
         try:
             if path.is_dir():
                 raise CommandError(f"Cannot write a backup to {path}: it is a directory.")
             if path.exists() and not force:
                 raise CommandError(f"{path} already exists; add --force to replace it.")
-            backup_write(path)
+            backup_write(path, say=progress.show)
         except OSError as error:
             raise CommandError(f"Cannot write a backup to {path}: {error.strerror}.") from None
         except BackupError as error:
             raise CommandError(str(error)) from None
+        finally:
+            progress.end()
         self.stdout.write(self.style.SUCCESS(f"Backup written to {path}"))

@@ -4,6 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from matches.core.backups import BackupError, backup_restore
 
+from ._progress import Progress
+
 
 class Command(BaseCommand):
     help = (
@@ -24,8 +26,11 @@ class Command(BaseCommand):
             raise CommandError(f"No backup at {path}.")
         if not yes:
             raise CommandError("This replaces every table, match and tap. Add --yes to go on.")
+        progress = Progress(self.stderr)
         try:
-            backup_restore(path)
+            backup_restore(path, say=progress.show)
         except BackupError as error:
             raise CommandError(str(error)) from None
+        finally:
+            progress.end()
         self.stdout.write(self.style.SUCCESS(f"Database restored from {path}"))

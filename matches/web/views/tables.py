@@ -5,10 +5,12 @@ web/feedback.py's."""
 
 import uuid
 from collections.abc import Callable
+from functools import wraps
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import cache_control
@@ -22,7 +24,7 @@ from matches.org.hosts import first_host_create, may_change_table
 from matches.play import selectors, services, tonight
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
-from matches.web.exports import TABLE_RESULTS_HEADER, csv_response, json_response, table_result_row
+from matches.web.exports import TABLE_RESULTS_HEADER, csv_stream, json_response, table_result_row
 from matches.web.forms import (
     CloseForm,
     FirstHostForm,
@@ -32,6 +34,7 @@ from matches.web.forms import (
     UndoForm,
 )
 from matches.web.htmx import HtmxHttpRequest
+from matches.web.middleware import language_neutral
 
 POLL_SECONDS = 3
 # A closed table's TV and spectator page poll slowly, to notice a reopen (the page then
@@ -293,11 +296,58 @@ def table_qr(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     return HttpResponse(qr.svg(url), content_type="image/svg+xml")
 
 
+def _filed_page(*, json: bool):
+    """A view of a page of filed matches (?before=): a bad page is refused with a 400
+    saying why, before the ETag is worked out."""
+
+    def decorator(view):
+        @wraps(view)
+        def inner(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
+            form = caching.filed_page(request)
+            if form.is_valid():
+                return view(request, *args, **kwargs)
+            if json:
+                return json_response({"error": form.first_error()}, status=400)
+            return HttpResponseBadRequest(
+                form.first_error(), content_type="text/plain; charset=utf-8"
+            )
+
+        return inner
+
+    return decorator
+
+
+def _older_link(route: str, table_id: int) -> Callable[[int], str]:
+    """The path of the page of filed matches before a number (a path: the same document
+    whatever host name the reader used)."""
+    path = reverse(route, args=[table_id])
+    return lambda before: f"{path}?{urlencode({'before': before})}"
+
+
 @require_safe
+@_filed_page(json=False)
+@vary_on_headers("Cookie")
+@caching.shared_cache(when=caching.is_spectator)
+@condition(etag_func=caching.matches_etag)
 def table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
-    matches = selectors.table_filed_matches(table=table)
-    return render(request, "matches/matches.html", {"table": table, "matches": matches})
+    """The table's filed matches, newest first, a page at a time."""
+    before = caching.filed_before(request)
+
+    def read(table: Table) -> selectors.FiledPage:
+        return selectors.table_filed_matches(table=table, before=before)
+
+    def render_page(snapshot: Snapshot) -> HttpResponse:
+        page = snapshot.content
+        context = {"table": snapshot.table, "matches": page.matches, "before": before}
+        if page.older is not None:
+            context["older"] = _older_link("matches:matches", table_id)(page.older)
+        return render(request, "matches/matches.html", context)
+
+    # The latest page is what a visitor opens: kept for spectators; older pages are read.
+    keep = before is None and caching.is_spectator(request)
+    return caching.table_response(
+        request, table_id, caching.MATCHES_PAGE, read, render_page, keep=keep
+    )
 
 
 @require_safe
@@ -315,17 +365,39 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
 @caching.shared_cache()
 @condition(etag_func=caching.api_table_etag)
 def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """The table, its open match and its latest filed matches; next links the older ones."""
+    older = _older_link("matches:api_table_matches", table_id)
     response = caching.table_response(
         request,
         table_id,
         caching.TABLE_API,
-        lambda table: selectors.table_api(table=table),
+        lambda table: selectors.table_api(table=table, link_older=older),
         lambda snapshot: json_response(snapshot.content),
         keep=True,
     )
     # The same document in every language: a shared cache keeps one copy, not one per
     # Accept-Language (middleware.LanguageNeutralMiddleware drops what LocaleMiddleware adds).
-    response.language_neutral = True
+    language_neutral(response)
+    return response
+
+
+@require_safe
+@_filed_page(json=True)
+@caching.shared_cache()
+@condition(etag_func=caching.api_matches_etag)
+def api_table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """A page of the table's filed matches (?before=), oldest first, as in the JSON."""
+    before = caching.filed_before(request)
+    older = _older_link("matches:api_table_matches", table_id)
+    response = caching.table_response(
+        request,
+        table_id,
+        caching.TABLE_API_MATCHES,
+        lambda table: selectors.table_api_matches(table=table, before=before, link_older=older),
+        lambda snapshot: json_response(snapshot.content),
+        keep=False,
+    )
+    language_neutral(response)
     return response
 
 
@@ -335,11 +407,19 @@ def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
 
 
 @require_safe
-def table_results_csv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
-    seats = selectors.table_results(table=table).iterator(chunk_size=2000)
-    rows = (table_result_row(table, seat) for seat in seats)
-    return csv_response(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
+@caching.shared_cache()
+@condition(etag_func=caching.results_csv_etag)
+def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpResponse:
+    """Every filed result of the table, streamed as it is read; tagged with the table's
+    version, so a spreadsheet refreshing it gets a 304 until the table changes."""
+    stamped = caching.stamp(request, table_id)
+    if stamped is None:
+        raise Http404
+    table = stamped.table
+    rows = (table_result_row(table, seat) for seat in selectors.table_results(table=table))
+    response = csv_stream(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
+    language_neutral(response)
+    return response
 
 
 def _read_tv(table: Table) -> tuple:
