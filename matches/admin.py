@@ -19,7 +19,8 @@ from matches.models import (
     Tap,
 )
 from matches.play.services import table_name_clean
-from matches.results.filing import players_recount
+from matches.ratings.replay import first_filed_position
+from matches.results.filing import tables_deleted
 from matches.results.players import player_name_available
 from matches.web.forms import AdminLoginForm, HostProfileForm
 
@@ -206,7 +207,8 @@ class TableAdmin(StandingsShownAdmin):
         obj.refresh_from_db(fields=["version"])
 
     # A deleted table takes its matches and tallies with it; what is kept per player across
-    # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left.
+    # tables (running totals, head-to-head pairs, nights) is counted afresh from what is left,
+    # and the ratings from its first filing on are replayed.
     def get_deleted_objects(self, objs, request):
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         # The results' own admins refuse deleting one match or tally behind the aggregates'
@@ -215,14 +217,15 @@ class TableAdmin(StandingsShownAdmin):
         return deleted, counts, {p for p in perms_needed if str(p) not in results}, protected
 
     def delete_model(self, request, obj) -> None:
-        players = _players_tallied_at([obj.pk])
+        players, first = _players_tallied_at([obj.pk]), first_filed_position(table_ids=[obj.pk])
         super().delete_model(request, obj)
-        players_recount(player_ids=players)
+        tables_deleted(player_ids=players, first_filed=first)
 
     def delete_queryset(self, request, queryset) -> None:
-        players = _players_tallied_at(list(queryset.values_list("pk", flat=True)))
+        ids = list(queryset.values_list("pk", flat=True))
+        players, first = _players_tallied_at(ids), first_filed_position(table_ids=ids)
         super().delete_queryset(request, queryset)
-        players_recount(player_ids=players)
+        tables_deleted(player_ids=players, first_filed=first)
 
 
 def _players_tallied_at(table_ids: list[int]) -> list[int]:

@@ -342,6 +342,28 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     _schedule(_match_position(first))
 
 
+def ratings_matches_deleted(*, since: Position | None) -> None:
+    """After filed matches were deleted with their table (the admin), in that transaction:
+    every match filed from the first of them on is re-rated (since: its position, None if
+    none was filed)."""
+    if since is None:
+        return
+    standings_changed()  # the league-wide lock, as every move of the replay takes it
+    _schedule(since)
+
+
+def first_filed_position(*, table_ids: Sequence[int]) -> Position | None:
+    """The position in filing order of the first match filed at these tables, if any."""
+    first = (
+        Match.objects.filed()
+        .filter(table_id__in=table_ids)
+        .order_by("filed_at", "pk")
+        .values_list("filed_at", "pk")
+        .first()
+    )
+    return None if first is None else (first[0], first[1])
+
+
 def ratings_rebuild(*, progress: Callable[[int, int], None] | None = None) -> int:
     """Recompute every rating from scratch, in the replay's short steps (the league stays
     open meanwhile); returns the number of rated matches. progress(done, total) after each

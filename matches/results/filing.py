@@ -44,6 +44,14 @@ def _pairs_and_nights(*, table: Table, match: Match, seats: Sequence[Seat], sign
     player_nights.nights_file(day=day, mode=table.mode, seats=seats, sign=sign)
 
 
+def tables_deleted(*, player_ids: Sequence[int], first_filed: replay.Position | None) -> None:
+    """After tables were deleted with their matches and tallies (the admin): the players'
+    other aggregates are counted afresh and every rating from the first deleted filing on is
+    replayed. first_filed: replay.first_filed_position of those tables, read before."""
+    players_recount(player_ids=player_ids)
+    replay.ratings_matches_deleted(since=first_filed)
+
+
 def players_recount(*, player_ids: Sequence[int]) -> None:
     """These players' head-to-head pairs, nights and running totals, from what is filed now
     (after a merge, or a table deleted with its matches). Their tallies and ratings are the

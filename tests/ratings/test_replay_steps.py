@@ -10,6 +10,7 @@ import datetime
 import time
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
@@ -18,6 +19,7 @@ from matches.play import services
 from matches.ratings import replay, worker
 from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
 from matches.results.players import player_merge
+from tests.clients import FormClient
 from tests.factories import make_table
 from tests.ratings.test_ratings import League, api_rows, play_out
 
@@ -243,3 +245,27 @@ def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, 
         time.sleep(0.05)
     assert rating_problems() == []
     assert api_rows(client) == league.expected_rows()
+
+
+class TestATableDeletedInTheAdmin:
+    @pytest.mark.parametrize("bulk", [False, True])
+    def test_the_ratings_after_its_first_filing_are_replayed(self, client, host, bulk):
+        """Its matches go with it, and every later rating that depended on them is replayed:
+        before, check_integrity found the later matches rated as if they had been played."""
+        league, front, _ = league_with_an_old_crowning(host, later=3)
+        league.filed.pop(0)  # Front's one match goes with the table
+        boss = FormClient()
+        boss.force_login(
+            get_user_model().objects.create_superuser(username="boss", password="a-long-pass-1")
+        )
+        if bulk:
+            data = {"action": "delete_selected", "_selected_action": [front.pk], "post": "yes"}
+            response = boss.post(reverse("admin:matches_table_changelist"), data)
+        else:
+            response = boss.post(
+                reverse("admin:matches_table_delete", args=[front.pk]), {"post": "yes"}
+            )
+        assert response.status_code == 302
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+        assert not PlayerRating.objects.filter(player__name__in=["Cy", "Dee"]).exists()
