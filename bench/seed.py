@@ -15,6 +15,7 @@ from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table,
 from matches.results.filing import league_recount
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.rules.names import name_key
+from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 
 BATCH = 5000
@@ -95,7 +96,7 @@ def _write(host, matches, results, tallies) -> None:
     created = Match.objects.bulk_create(matches)
     seats, taps = [], []
     for match, (table, seated, order, filed_at) in zip(created, results, strict=True):
-        day = timezone.localdate(filed_at)
+        day = night_of(filed_at)
         place_of = {p.pk: i + 1 for i, p in enumerate(order)}
         for position, player in enumerate(seated):
             place = place_of[player.pk]

@@ -9,6 +9,7 @@ from typing import Any, cast
 from django.db.models import Case, F, Sum, Value, When
 
 from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
+from matches.rules.nights import night_of_field
 from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
 
@@ -41,36 +42,52 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
         model._default_manager.filter(table=table, player_id__in=worth, **where).update(**changes)
 
 
-def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
-    """What a counts model holds per player and table, summed over its rows."""
+def _kept(model, *keys: str) -> dict[tuple, tuple[int, ...]]:
+    """What a counts model holds per player and table (and keys), summed over its rows."""
     return {
-        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
-        for r in model.objects.values("player_id", "table_id")
+        (r["player_id"], r["table_id"], *(r[k] for k in keys)): tuple(
+            r[f"{f}_sum"] for f in COUNT_FIELDS
+        )
+        for r in model.objects.values("player_id", "table_id", *keys)
         .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
         .filter(played_sum__gt=0)
     }
 
 
-def tally_problems() -> list[str]:
-    """Players whose daily tallies, or the all-time totals that standings without dates
-    read, differ from their filed results."""
+def _filed(*keys: str) -> dict[tuple, tuple[int, ...]]:
+    """The filed results per player and table (and keys), counted from the seats."""
+    seats = Seat.objects.filter(match__status=Match.Status.FILED)
+    if "night" in keys:
+        seats = seats.annotate(night=night_of_field("match__filed_at"))
     rows = (
-        Seat.objects.filter(match__status=Match.Status.FILED)
-        .values("player_id", "match__table_id")
+        seats.values("player_id", "match__table_id", *keys)
         .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
+        .order_by()
     )
     # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
-    actual = {
-        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
+    return {
+        (r["player_id"], r["match__table_id"], *(r[k] for k in keys)): tuple(
+            r[f] for f in COUNT_FIELDS
+        )
         for r in cast("Iterable[dict[str, Any]]", rows)
     }
+
+
+def tally_problems() -> list[str]:
+    """Players whose daily tallies (each night's, night_of) or the all-time totals that
+    standings without dates read differ from their filed results."""
     problems = []
-    for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):
-        kept = _kept(model)
-        problems += [
-            f"Player #{player} at table #{table}: {kind} say {kept.get((player, table))}, "
-            f"filed results say {actual.get((player, table))}"
-            for player, table in sorted(set(actual) | set(kept))
-            if actual.get((player, table)) != kept.get((player, table))
-        ]
+    checks = (
+        ("all-time totals", _kept(AllTimeTotal), _filed()),
+        ("tallies", _kept(DailyTally, "day"), _filed("night")),
+    )
+    for kind, kept, actual in checks:
+        for key in sorted(set(actual) | set(kept)):
+            if actual.get(key) != kept.get(key):
+                player, table, *night = key
+                on = f" on the night of {night[0]}" if night else ""
+                problems.append(
+                    f"Player #{player} at table #{table}{on}: {kind} say {kept.get(key)}, "
+                    f"filed results say {actual.get(key)}"
+                )
     return problems
