@@ -2,6 +2,7 @@
 finding, each reproduced as it was found."""
 
 import datetime
+import importlib
 import os
 import re
 import shutil
@@ -10,9 +11,11 @@ import sys
 import uuid
 from io import StringIO
 from pathlib import Path
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
+from django.apps import apps as django_apps
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -22,8 +25,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from matches.models import Player, Season, Table, Tap
+from matches.core import stamp as core_stamp
+from matches.models import DailyTally, Player, PlayerNight, Season, Table, Tap
 from matches.play import services
+from matches.results import filing
+from matches.results.filing import aggregate_problems
 from matches.web import feedback, forms
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, seat_of, tap, written
@@ -728,3 +734,28 @@ class TestOneNightOneRule:
             html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
         tonight = html.split("Tonight at this table", 1)[1].split("</section>", 1)[0]
         assert re.findall(r"(\w+)</th><td", tonight) == ["Ben", "Cy", "Ann"]
+
+    def test_the_migration_moves_a_databases_midnight_cut_days_to_nights(self, host, client):
+        """Databases filed before the fix hold calendar days: the migration counts every
+        tally, night and running total afresh by night."""
+        with mock.patch.object(filing, "night_of", timezone.localdate):  # the old rule
+            table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+            for day, hour, minute in LATE_WINS:
+                crowned_at(table, local(day, hour, minute))
+        friday = FRIDAY.isoformat()
+        assert rows_of(client, **{"from": friday, "to": friday})[0] == ("Ann", 2, 2, 6)
+        assert aggregate_problems()  # check_integrity sees the midnight-cut tallies
+        before = core_stamp.standings_stamp()
+        migration = importlib.import_module("matches.migrations.0011_nights_start_at_noon")
+        migration._tallies_by_night(django_apps, SimpleNamespace(connection=connection))
+        assert aggregate_problems() == []
+        assert core_stamp.standings_stamp() != before  # no page kept from the old counts
+        assert rows_of(client, **{"from": friday, "to": friday}) == [
+            ("Ann", 5, 5, 15), ("Ben", 5, 0, 10), ("Cy", 5, 0, 5)
+        ]  # fmt: skip
+        assert rows_of(client, **{"from": SATURDAY.isoformat()}) == []
+        ann = Player.objects.get(name="Ann")
+        html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+        assert "Best night: 6 Nov 2026, 5 won of 5 matches." in html
+        assert DailyTally.objects.count() == 3 and PlayerNight.objects.count() == 3
+        assert rows_of(client) == [("Ann", 5, 5, 15), ("Ben", 5, 0, 10), ("Cy", 5, 0, 5)]

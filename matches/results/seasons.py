@@ -1,5 +1,6 @@
-"""Seasons: named stretches of days that standings can be read over. Hosts define them; the
-standings page opens on the season covering today, or on all time when none does. A season's
+"""Seasons: named stretches of nights (rules.nights: a season ending on Friday holds Friday's
+night to noon on Saturday) that standings can be read over. Hosts define them; the standings
+page opens on the season covering tonight, or on all time when none does. A season's
 table is always computed from the daily tallies, so an undo after it ended shows there too."""
 
 import datetime
@@ -102,7 +103,7 @@ def season_delete(*, season_id: int, by: User) -> None:
 
 
 def current_season(*, today: datetime.date | None = None) -> Season | None:
-    """The season covering today, if any."""
+    """The season covering tonight (the night's date, not the calendar's), if any."""
     today = today or night_of()
     return Season.objects.filter(first_day__lte=today, last_day__gte=today).first()
 
