@@ -7,7 +7,7 @@ all-time totals hold no day and stay as they are."""
 import datetime
 
 from django.db import migrations
-from django.db.models import Case, Count, DateField, F, IntegerField, Q, Sum, Value, When
+from django.db.models import Case, DateField, F, When
 from django.db.models.functions import TruncDate
 
 COUNTS = ("played", "wins", "seconds", "thirds", "points")
@@ -24,19 +24,7 @@ def _night(field):
     )
 
 
-def _worth(points_by_place, *, ranked_only=True):
-    ranked = Q(match__table__mode="ranked") if ranked_only else Q()
-    return Sum(
-        Case(
-            *[When(ranked & Q(place=p), then=Value(n)) for p, n in points_by_place.items()],
-            default=Value(0),
-            output_field=IntegerField(),
-        )
-    )
-
-
 def _tallies_by_night(apps, schema_editor):
-    Seat = apps.get_model("matches", "Seat")
     Match = apps.get_model("matches", "Match")
     if not Match.objects.filter(status="filed").exists():
         return  # a new database: nothing filed, nothing to count
@@ -44,25 +32,29 @@ def _tallies_by_night(apps, schema_editor):
     qn = connection.ops.quote_name
     tables = {
         name: qn(apps.get_model("matches", name)._meta.db_table)
-        for name in ("DailyTally", "PlayerNight", "RunningTotal", "Table", "StandingsStamp")
+        for name in (
+            "Seat", "DailyTally", "PlayerNight", "RunningTotal", "Table", "StandingsStamp"
+        )
     }
+    # Each match's night worked out once (materialised: SQLite would otherwise work it out
+    # for each seat, six times over, in Python functions).
+    nights, params = (
+        Match.objects.filter(status="filed")
+        .annotate(night=_night("filed_at"))
+        .values("id", "table_id", "night")
+        .query.sql_with_params()
+    )
     # The scoring rule as migration 0001 left it: a winner-takes-all match counts the
     # winner's win only; a ranked one 3, 2 and 1 points and the 2nds and 3rds.
-    by_night = (
-        Seat.objects.filter(match__status="filed")
-        # Named: SQLite names a subquery's plain columns as it likes.
-        .annotate(seat_player=F("player_id"), seat_table=F("match__table_id"), night=_night("match__filed_at"))
-        .values("seat_player", "seat_table", "night")
-        .annotate(
-            played=Count("id"),
-            wins=_worth({1: 1}, ranked_only=False),
-            seconds=_worth({2: 1}),
-            thirds=_worth({3: 1}),
-            points=_worth({1: 3, 2: 2, 3: 1}),
-        )
-        .order_by()
-    )
-    select, params = by_night.query.sql_with_params()
+    ranked = "t.mode = 'ranked'"
+    worth = {
+        "played": "1",
+        "wins": "CASE WHEN s.place = 1 THEN 1 ELSE 0 END",
+        "seconds": f"CASE WHEN {ranked} AND s.place = 2 THEN 1 ELSE 0 END",
+        "thirds": f"CASE WHEN {ranked} AND s.place = 3 THEN 1 ELSE 0 END",
+        "points": f"CASE WHEN {ranked} THEN CASE s.place WHEN 1 THEN 3 WHEN 2 THEN 2 "
+        "WHEN 3 THEN 1 ELSE 0 END ELSE 0 END",
+    }
     counts = ", ".join(COUNTS)
     running = ", ".join(f"SUM(SUM(d.{c})) OVER w" for c in COUNTS)
 
@@ -78,9 +70,12 @@ def _tallies_by_night(apps, schema_editor):
         for name in ("RunningTotal", "PlayerNight", "DailyTally"):
             cursor.execute(f"DELETE FROM {tables[name]}")  # noqa: S608
         cursor.execute(
-            f"INSERT INTO {tables['DailyTally']} (player_id, table_id, day, {counts}) "  # noqa: S608
-            f"SELECT s.seat_player, s.seat_table, s.night, {', '.join(f's.{c}' for c in COUNTS)} "
-            f"FROM ({select}) s",
+            f"WITH n (match_id, table_id, night) AS MATERIALIZED ({nights}) "  # noqa: S608
+            f"INSERT INTO {tables['DailyTally']} (player_id, table_id, day, {counts}) "
+            f"SELECT s.player_id, n.table_id, n.night, "
+            f"{', '.join(f'SUM({worth[c]})' for c in COUNTS)} FROM {tables['Seat']} s "
+            f"JOIN n ON n.match_id = s.match_id JOIN {tables['Table']} t ON t.id = n.table_id "
+            "GROUP BY s.player_id, n.table_id, n.night",
             params,
         )
         cursor.execute(
