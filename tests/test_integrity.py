@@ -8,6 +8,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from matches.models import Player
+from matches.rules.nights import night_of
 from tests.factories import make_table, open_match, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -129,5 +130,8 @@ def test_counts_that_disagree_with_the_filed_results(filed_table, table_name, ki
     dev = seat_of(filed_table.matches.get(number=1), "Dev").player_id
     sql(f'UPDATE "{table_name}" SET points = points + 5 WHERE player_id = %s', dev)
     report = problems()
-    assert f"Player #{dev} at table #{filed_table.pk}: {kind} say (1, 1, 0, 0, 8)" in report
+    # Tallies are kept per night: the report names the night of the match.
+    night = f" on the night of {night_of(filed_table.matches.get(number=1).filed_at)}"
+    on = night if kind == "tallies" else ""
+    assert f"Player #{dev} at table #{filed_table.pk}{on}: {kind} say (1, 1, 0, 0, 8)" in report
     assert "filed results say (1, 1, 0, 0, 3)" in report

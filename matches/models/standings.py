@@ -49,7 +49,8 @@ class Counts(CountFields):
 
 
 class DailyTally(Counts):
-    """A player's filed results at one table on one day: standings over a date range."""
+    """A player's filed results at one table on one night (its day is the evening's date,
+    rules.nights): standings over a date range."""
 
     day = models.DateField(_("day"))
 

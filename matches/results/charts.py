@@ -5,7 +5,6 @@ left): the rating with its uncertainty band, and the place of each match."""
 import math
 from dataclasses import dataclass
 
-from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.html import format_html_join
 from django.utils.translation import gettext as _
@@ -14,6 +13,7 @@ from django.utils.translation import ngettext
 from matches.ratings.engine import MODEL, shown_rating
 from matches.results.profile import Finish, PlayerProfile
 from matches.rules import scoring
+from matches.rules.nights import night_of
 
 WIDTH = 720
 LEFT, RIGHT = 72, 16  # room for the y labels
@@ -153,7 +153,7 @@ def _places_panel(finishes: list[Finish], xs: list[float]):
     for x, finish in zip(xs, finishes, strict=True):
         place = finish.shown_place
         kind = "win" if place == 1 else "place" if place else "out"
-        day = timezone.localdate(finish.filed_at)
+        day = night_of(finish.filed_at)
         if day not in days:
             days[day] = date_format(day, "SHORT_DATE_FORMAT")
         label = template % {

@@ -6,12 +6,11 @@ checking covers it."""
 
 from collections.abc import Callable, Sequence
 
-from django.utils import timezone
-
 from matches.core.stamp import standings_changed
 from matches.models import Match, Seat, Table
 from matches.ratings import replay
 from matches.results import head_to_head, player_nights, running_totals, tallies
+from matches.rules.nights import night_of
 
 
 def match_file(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
@@ -33,14 +32,14 @@ def match_unfile(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
 
 def _counts(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     standings_changed()
-    day = timezone.localdate(match.filed_at)
+    day = night_of(match.filed_at)
     running_totals.running_file(day=day, mode=table.mode, seats=seats, sign=sign)
     tallies.tallies_file(table=table, day=day, seats=seats, sign=sign)
 
 
 def _pairs_and_nights(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     head_to_head.pairs_file(mode=table.mode, seats=seats, sign=sign)
-    day = timezone.localdate(match.filed_at)
+    day = night_of(match.filed_at)
     player_nights.nights_file(day=day, mode=table.mode, seats=seats, sign=sign)
 
 

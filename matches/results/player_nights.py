@@ -1,6 +1,6 @@
-"""Each player's nights: their filed results per day summed over tables (PlayerNight), kept
-by the services beside the daily tallies so the player page reads its best night as one row
-of an index."""
+"""Each player's nights (rules.nights: noon to noon, by the evening's date): their filed
+results per night summed over tables (PlayerNight), kept by the services beside the daily
+tallies so the player page reads its best night as one row of an index."""
 
 import datetime
 from collections.abc import Iterable, Sequence

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
 from django.db.models import Sum
-from django.utils import timezone
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -19,6 +18,7 @@ from matches.ratings.selectors import RatingRow, player_rating, rating_table
 from matches.results.head_to_head import Rival, conqueror, favourite_victim, head_to_head
 from matches.results.player_nights import Night, best_night
 from matches.rules import scoring
+from matches.rules.nights import night_of
 
 CHART_MATCHES = 100
 HISTORY_PER_PAGE = 25
@@ -123,7 +123,7 @@ class Career:
         results: dict = {}
         history = []
         for table_id, table, number, filed_at, mode, place in rows:
-            day = timezone.localdate(filed_at)
+            day = night_of(filed_at)
             if day not in days:
                 days[day] = date_format(day, "SHORT_DATE_FORMAT")
             if (mode, place) not in results:

@@ -1,5 +1,6 @@
-"""Seasons: named stretches of days that standings can be read over. Hosts define them; the
-standings page opens on the season covering today, or on all time when none does. A season's
+"""Seasons: named stretches of nights (rules.nights: a season ending on Friday holds Friday's
+night to noon on Saturday) that standings can be read over. Hosts define them; the standings
+page opens on the season covering tonight, or on all time when none does. A season's
 table is always computed from the daily tallies, so an undo after it ended shows there too."""
 
 import datetime
@@ -8,7 +9,6 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import RuleError
@@ -18,6 +18,7 @@ from matches.org.hosts import User, require_host
 from matches.results.standings import SUMS, StandingRow, rank_standings
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 from matches.rules.names import clean_typed_name, name_key
+from matches.rules.nights import night_of
 
 SEASON_NAME_EMPTY = _("Give the season a name.")
 SEASON_NAME_TOO_LONG = _("A season name is at most %(limit_value)s characters.")
@@ -102,8 +103,8 @@ def season_delete(*, season_id: int, by: User) -> None:
 
 
 def current_season(*, today: datetime.date | None = None) -> Season | None:
-    """The season covering today, if any."""
-    today = today or timezone.localdate()
+    """The season covering tonight (the night's date, not the calendar's), if any."""
+    today = today or night_of()
     return Season.objects.filter(first_day__lte=today, last_day__gte=today).first()
 
 
@@ -122,7 +123,7 @@ class SeasonSummary:
 def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummary]:
     """Every season, latest first, with its podium computed afresh from the daily tallies:
     two queries however many seasons (seasons never overlap, so each day has one)."""
-    today = today or timezone.localdate()
+    today = today or night_of()
     all_seasons = list(Season.objects.all())
     started = [season for season in all_seasons if season.first_day <= today]
     rows: dict[int, list[dict]] = {season.pk: [] for season in started}

@@ -8,12 +8,12 @@ from typing import Any, cast
 
 from django.db import connection, transaction
 from django.db.models import Field, Sum
-from django.utils import timezone
 
 from matches.core.rows import rows_insert
 from matches.core.stamp import standings_changed
 from matches.models import AllTimeTotal, Counts, DailyTally, Match, Seat, Table
 from matches.rules.limits import MAX_PLAYERS
+from matches.rules.nights import night_of, night_of_field
 from matches.rules.scoring import COUNT_FIELDS, count_sum, finished_place, place_counts
 
 
@@ -83,13 +83,13 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
 
 
 def _filed() -> dict[tuple[int, int, datetime.date], list[int]]:
-    """Each player's filed results per table and day (the day a match was filed, in the
-    league's time zone, as filing counts it), added up from the seats."""
-    # Two plain reads added up here: the day of each match, then every filed seat. Grouped
-    # by day in SQL, SQLite would call back into Python for each seat's time zone instead.
+    """Each player's filed results per table and night (the night a match was filed,
+    night_of, as filing counts it), added up from the seats."""
+    # Two plain reads added up here: the night of each match, then every filed seat. Grouped
+    # by night in SQL, SQLite would call back into Python for each seat's time zone instead.
     filed = Match.objects.filter(status=Match.Status.FILED)
     day_of = {
-        pk: timezone.localdate(filed_at)
+        pk: night_of(filed_at)
         for pk, filed_at in filed.values_list("pk", "filed_at").iterator(chunk_size=5000)
     }
     worth = {
@@ -144,36 +144,52 @@ def _named(counts: Sequence[int]) -> dict[str, int]:
     return dict(zip(COUNT_FIELDS, counts, strict=True))
 
 
-def _kept(model) -> dict[tuple[int, int], tuple[int, ...]]:
-    """What a counts model holds per player and table, summed over its rows."""
+def _kept(model, *keys: str) -> dict[tuple, tuple[int, ...]]:
+    """What a counts model holds per player and table (and keys), summed over its rows."""
     return {
-        (r["player_id"], r["table_id"]): tuple(r[f"{f}_sum"] for f in COUNT_FIELDS)
-        for r in model.objects.values("player_id", "table_id")
+        (r["player_id"], r["table_id"], *(r[k] for k in keys)): tuple(
+            r[f"{f}_sum"] for f in COUNT_FIELDS
+        )
+        for r in model.objects.values("player_id", "table_id", *keys)
         .annotate(**{f"{field}_sum": Sum(field) for field in COUNT_FIELDS})
         .filter(played_sum__gt=0)
     }
 
 
-def tally_problems() -> list[str]:
-    """Players whose daily tallies, or the all-time totals that standings without dates
-    read, differ from their filed results."""
+def _filed(*keys: str) -> dict[tuple, tuple[int, ...]]:
+    """The filed results per player and table (and keys), counted from the seats."""
+    seats = Seat.objects.filter(match__status=Match.Status.FILED)
+    if "night" in keys:
+        seats = seats.annotate(night=night_of_field("match__filed_at"))
     rows = (
-        Seat.objects.filter(match__status=Match.Status.FILED)
-        .values("player_id", "match__table_id")
+        seats.values("player_id", "match__table_id", *keys)
         .annotate(**{field: count_sum(field) for field in COUNT_FIELDS})
+        .order_by()
     )
     # The sums are named at run time (annotate(**...)): the stubs' row type lacks them.
-    actual = {
-        (r["player_id"], r["match__table_id"]): tuple(r[f] for f in COUNT_FIELDS)
+    return {
+        (r["player_id"], r["match__table_id"], *(r[k] for k in keys)): tuple(
+            r[f] for f in COUNT_FIELDS
+        )
         for r in cast("Iterable[dict[str, Any]]", rows)
     }
+
+
+def tally_problems() -> list[str]:
+    """Players whose daily tallies (each night's, night_of) or the all-time totals that
+    standings without dates read differ from their filed results."""
     problems = []
-    for model, kind in ((DailyTally, "tallies"), (AllTimeTotal, "all-time totals")):
-        kept = _kept(model)
-        problems += [
-            f"Player #{player} at table #{table}: {kind} say {kept.get((player, table))}, "
-            f"filed results say {actual.get((player, table))}"
-            for player, table in sorted(set(actual) | set(kept))
-            if actual.get((player, table)) != kept.get((player, table))
-        ]
+    checks = (
+        ("all-time totals", _kept(AllTimeTotal), _filed()),
+        ("tallies", _kept(DailyTally, "day"), _filed("night")),
+    )
+    for kind, kept, actual in checks:
+        for key in sorted(set(actual) | set(kept)):
+            if actual.get(key) != kept.get(key):
+                player, table, *night = key
+                on = f" on the night of {night[0]}" if night else ""
+                problems.append(
+                    f"Player #{player} at table #{table}{on}: {kind} say {kept.get(key)}, "
+                    f"filed results say {actual.get(key)}"
+                )
     return problems

@@ -386,7 +386,7 @@ def standings_stamp(request: HtmxHttpRequest) -> str:
     return request._standings_stamp
 
 
-# The standings page (and its cached rows) opens on the season covering today; the JSON and
+# The standings page (and its cached rows) opens on the season covering tonight; the JSON and
 # the CSV read all time unless asked.
 DEFAULT_SEASON_KINDS = ("page", "rows")
 

@@ -366,7 +366,7 @@ class StandingsFilterForm(forms.Form):
         self, data, *args, table: Table | None = None, default_season: bool = False, **kwargs
     ) -> None:
         if default_season and not any(name in data for name in ("season", "from", "to")):
-            # The page opens on the season covering today; all time when none does.
+            # The page opens on the season covering tonight; all time when none does.
             current = seasons.current_season()
             if current is not None:
                 data = data.copy()

@@ -12,7 +12,6 @@ import pytest
 from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone
 from hypothesis import given, settings
 
 from matches.core import errors
@@ -31,6 +30,7 @@ from matches.ratings.replay import rating_problems
 from matches.results import players as player_records
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
+from matches.rules.nights import night_of
 from tests.factories import make_table, tap, tap_standing
 from tests.ratings.test_ratings import League, api_rows, play_out
 from tests.strategies import aggregate_ops, aggregate_tables
@@ -49,7 +49,7 @@ def counted() -> tuple[dict, dict, dict]:
     ):  # fmt: skip
         ranked = match.table.mode == "ranked"
         seats = [(s.player_id, s.place) for s in match.seats.all()]
-        day = timezone.localdate(match.filed_at)
+        day = night_of(match.filed_at)
         for me, mine in seats:
             careers.setdefault(me, []).append((match.pk, mine, ranked))
             night = nights.setdefault((me, day), [0, 0, 0])

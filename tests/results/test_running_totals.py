@@ -19,6 +19,7 @@ from matches.play import services
 from matches.results import players as player_records
 from matches.results import running_totals
 from matches.results import standings as league_standings
+from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.clients import FormClient
 from tests.factories import make_table, tap
@@ -26,7 +27,7 @@ from tests.strategies import asked_ranges, dated_operations
 
 pytestmark = pytest.mark.django_db
 
-TODAY = timezone.localdate()
+TODAY = night_of()
 D1, D2, D3 = TODAY - datetime.timedelta(days=10), TODAY - datetime.timedelta(days=5), TODAY
 DAY = datetime.timedelta(days=1)
 
@@ -46,7 +47,7 @@ def recount(date_from=None, date_to=None, mode=None) -> dict[str, tuple[int, ...
         "player", "match__table"
     )
     for seat in seats:
-        day = timezone.localdate(seat.match.filed_at)
+        day = night_of(seat.match.filed_at)
         if (date_from and day < date_from) or (date_to and day > date_to):
             continue
         if mode and seat.match.table.mode != mode:

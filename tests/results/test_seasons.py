@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from matches.models import Season
 from matches.play import services
+from matches.rules.nights import night_of
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
 
-TODAY = timezone.localdate()
+TODAY = night_of()
 DAY = datetime.timedelta(days=1)
 
 

@@ -14,6 +14,7 @@ from django.utils import timezone
 from matches import integrity
 from matches.models import AllTimeTotal, DailyTally, Player, Table
 from matches.results import standings as league_standings
+from matches.rules.nights import night_of
 from matches.web import exports
 from tests.factories import make_table, tap
 
@@ -35,7 +36,7 @@ def tally(table, name, **counts):
     """A hand-built line of a league: the day's tally and the season total agree."""
     player, _ = Player.objects.get_or_create(name=name)
     AllTimeTotal.objects.create(player=player, table=table, **counts)
-    return DailyTally.objects.create(player=player, table=table, day=timezone.localdate(), **counts)
+    return DailyTally.objects.create(player=player, table=table, day=night_of(), **counts)
 
 
 class TestOrder:
@@ -118,14 +119,14 @@ class TestFilters:
         play(snug, ["Ann", "Bob"])
         assert league_standings.standings(table_id=front.pk)[0].player == "Ann"
         assert league_standings.standings(table_id=snug.pk)[0].player == "Cy"
-        today = timezone.localdate()
+        today = night_of()
         assert len(league_standings.standings(date_from=today, date_to=today)) == 3
         assert league_standings.standings(date_to=today - datetime.timedelta(days=1)) == []
 
     def test_page_and_json_with_filters(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy"])
         play(table, ["Cy", "Bob"])
-        today = timezone.localdate().isoformat()
+        today = night_of().isoformat()
         data = client.get(
             reverse("matches:api_standings"), {"table": table.pk, "from": today, "to": today}
         ).json()
@@ -200,7 +201,7 @@ class TestQueryCounts:
     ):
         call_command("seed_league", players=40, tables=5, matches=matches, stdout=StringIO())
         cache.clear()
-        today = timezone.localdate().isoformat()
+        today = night_of().isoformat()
         # First-host check (the process's first request), league stamp, the aggregate with
         # the players' names: the same however long the season; then no first-host check.
         with django_assert_num_queries(3):
