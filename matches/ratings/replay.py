@@ -443,10 +443,14 @@ def _leased_elsewhere(row: RatingsReplay, owner: str, now: datetime.datetime) ->
 
 
 def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
-    """Re-rate the next STEP_MATCHES filed matches from the replay's position, in one short
-    transaction that also moves the position past them (the last step writes PlayerRating
-    and clears it); the outcome and how many matches it re-rated. owner names the process:
-    one replays at a time, under a lease."""
+    """Re-rate the next STEP_MATCHES filed matches from the replay's position and store
+    what moved, in one short transaction that also moves the position past them (the last
+    step writes PlayerRating and clears it); the outcome and how many matches it re-rated.
+    owner names the process: one replays at a time, under a lease.
+
+    The reads and the rating happen before the transaction, against the league as the
+    stamp's version found it; the transaction only writes, once it has checked that
+    nothing the step read has moved since (else: MOVED, and the step is taken again)."""
     alias = connection.alias
     row = RatingsReplay.objects.filter(pk=1).first()
     position = _replay_position(row)
@@ -459,18 +463,22 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
         kept = _kept.get(alias)
     if kept is None or (kept.generation, kept.position) != (row.generation, position):
         kept = _Kept(row.generation, position, _states_before(position))
+    league = _league_version()
+    states = dict(kept.states)
+    step = _rerate(position, states, unfiling=unfiling)
     with transaction.atomic():
         # The league's lock first, as every filing takes it: a filing never reads "pending"
-        # from a replay that is finishing without it.
-        StandingsStamp.objects.select_for_update().filter(pk=1).first()
+        # from a replay that is finishing without it. Every filing, undo or merge moves the
+        # stamp: the same version means the matches read above are still the filed ones.
+        if _league_version(lock=True) != league:
+            return Step.MOVED, 0
         locked = RatingsReplay.objects.select_for_update().get(pk=1)
         if (locked.generation, _replay_position(locked)) != (kept.generation, kept.position):
             return Step.MOVED, 0
         if _leased_elsewhere(locked, owner, now):
             return Step.BUSY, 0
-        states = dict(kept.states)
-        done, last = _rerate(position, states, unfiling=unfiling)
-        if last is None:
+        step.write()
+        if step.last is None:
             _store_all(states)
             RatingsReplay.objects.filter(pk=1).update(
                 from_filed_at=None, from_match_id=None, lease_owner="", lease_until=None
@@ -479,11 +487,11 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
             outcome = Step.SETTLED
             following = None
         else:
-            following = (last[0], last[1] + 1)  # ids are integers: just past the last
+            following = (step.last[0], step.last[1] + 1)  # ids are integers: just past it
             RatingsReplay.objects.filter(pk=1).update(
                 from_filed_at=following[0],
                 from_match_id=following[1],
-                replayed=F("replayed") + done,
+                replayed=F("replayed") + step.done,
                 lease_owner=owner,
                 lease_until=timezone.now() + LEASE,
             )
@@ -493,15 +501,40 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
             _kept.pop(alias, None)
         else:
             _kept[alias] = _Kept(kept.generation, following, states)
-    return outcome, done
+    return outcome, step.done
+
+
+def _league_version(*, lock: bool = False) -> int | None:
+    stamps = StandingsStamp.objects.filter(pk=1)
+    if lock:
+        stamps = stamps.select_for_update()
+    return stamps.values_list("version", flat=True).first()
+
+
+@dataclass
+class _Rerated:
+    """What a step found to write: how many matches it rated, the last one's position
+    (None: none left after them), and the stored changes to insert, update and delete."""
+
+    done: int
+    last: Position | None
+    inserts: list[RatingChange]
+    updates: list[StoredChange]
+    strays: list[int]
+
+    def write(self) -> None:
+        if self.strays:
+            RatingChange.objects.filter(pk__in=self.strays).delete()
+        if self.updates:
+            _save_changes(self.updates)
+        RatingChange.objects.bulk_create(self.inserts, batch_size=BATCH)
 
 
 def _rerate(
     position: Position, states: dict[int, State], *, unfiling: int | None = None
-) -> tuple[int, Position | None]:
-    """Rate the next STEP_MATCHES filed matches from position, updating states and the
-    stored changes that differ; how many, and the last one's position (None: none left
-    after them)."""
+) -> _Rerated:
+    """Rate the next STEP_MATCHES filed matches from position, updating states; what to
+    write for them (only the stored changes that differ)."""
     filed_at, match_id = position
     upcoming = list(
         Match.objects.filed()
@@ -511,14 +544,11 @@ def _rerate(
         .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
     )
     batch = upcoming[:STEP_MATCHES]
+    step = _Rerated(len(batch), None, [], [], [])
     if not batch:
-        return 0, None
+        return step
     ids = [pk for _, pk in batch]
-    seatings = _seatings(Match.objects.filter(pk__in=ids))
-    inserts: list[RatingChange] = []
-    updates: list[StoredChange] = []
-    strays: list[int] = []
-    for seating, stored in _with_changes(seatings):
+    for seating, stored in _with_changes(_seatings(Match.objects.filter(pk__in=ids))):
         match, mode, seats = seating
         before = {p: states.get(p, (None, NEWCOMER)) for p, _ in seats}
         after = rate(seating, before)
@@ -526,7 +556,9 @@ def _rerate(
         for player, place in seats:
             change = stored.pop(player, None)
             if change is None:
-                inserts.append(_change(match, player, place, ranked, before[player], after[player]))
+                step.inserts.append(
+                    _change(match, player, place, ranked, before[player], after[player])
+                )
                 continue
             if _stored(change) != (before[player][0], after[player][0], place, ranked,
                                    after[player][1]):  # fmt: skip
@@ -534,16 +566,12 @@ def _rerate(
                 change.mu, change.sigma = after[player][0]
                 change.place, change.ranked = place, ranked
                 _set_career(change, after[player][1])
-                updates.append(change)
-        strays += [change.pk for change in stored.values()]  # seats no longer theirs
+                step.updates.append(change)
+        step.strays += [change.pk for change in stored.values()]  # seats no longer theirs
         states.update(after)
-    if strays:
-        RatingChange.objects.filter(pk__in=strays).delete()
-    if updates:
-        _save_changes(updates)
-    RatingChange.objects.bulk_create(inserts, batch_size=BATCH)
-    more = len(upcoming) > len(batch)
-    return len(batch), (batch[-1] if more else None)
+    if len(upcoming) > len(batch):
+        step.last = batch[-1]
+    return step
 
 
 def _store_all(states: Mapping[int, State]) -> None:

@@ -82,7 +82,7 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
             )
 
 
-def _filed() -> dict[tuple[int, int, datetime.date], list[int]]:
+def _filed_by_night() -> dict[tuple[int, int, datetime.date], list[int]]:
     """Each player's filed results per table and night (the night a match was filed,
     night_of, as filing counts it), added up from the seats."""
     # Two plain reads added up here: the night of each match, then every filed seat. Grouped
@@ -117,7 +117,7 @@ def tallies_rebuild() -> tuple[int, int]:
     # lands between the delete and the insert, and no standings cached from the damaged
     # counts are served again.
     standings_changed()
-    daily = _filed()
+    daily = _filed_by_night()
     totals: dict[tuple[int, int], list[int]] = {}
     for (player, table, _day), counts in daily.items():
         total = totals.setdefault((player, table), [0] * len(COUNT_FIELDS))

@@ -112,10 +112,10 @@ class TestSteps:
         replay_step(owner="a")  # the first step reads every player's state once
         positions = []
         for _ in range(2):
-            # Read the replay row; in a savepoint lock the stamp and the row, read the next
-            # matches, their seats and stored changes, write what moved (one executemany),
-            # move the position: however long the league's history.
-            with django_assert_num_queries(10):
+            # Read the replay row, the stamp's version, the next matches, their seats and
+            # stored changes; then in a savepoint lock the stamp and the row, write what moved
+            # (one executemany) and move the position: however long the league's history.
+            with django_assert_num_queries(11):
                 outcome, done = replay_step(owner="a")
             assert (outcome, done) == (Step.STEPPED, 2)
             positions.append(RatingsReplay.objects.get().from_match_id)
