@@ -197,8 +197,9 @@ READS = [
     # The row (for the tag), then the results a chunk at a time as the file streams.
     ("table_results_csv", {"table_id"}, 2, 200, None),
     # Player, totals by mode, rating list, head-to-head, best night, the chart's matches, the
-    # history page (a bad ?page= shows page 1, uncached).
-    ("player", {"player_id"}, 7, 200, None),
+    # history page (a bad ?page= shows page 1, uncached), the stamp and whether the ratings
+    # are updating (kept with it).
+    ("player", {"player_id"}, 9, 200, None),
     ("rules", {}, 0, 200, None),
     # The filter form shows its table and season choices again, with the errors.
     ("standings", {}, 3, 400, "There is no such table."),

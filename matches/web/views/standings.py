@@ -71,7 +71,8 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
     rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
     filters_html = _filters_html(form)
     context = {"form": form, "filters_html": filters_html, "rows_html": rows_html, "table": table}
-    context["ratings_updating"] = caching.ratings_updating(request)
+    # Rows show ratings: a form in error shows none.
+    context["ratings_updating"] = form.is_valid() and caching.ratings_updating(request)
     # The exports' links carry the filters shown, the default season included.
     context["query"] = form.data.urlencode()
     status = 200 if form.is_valid() else 400
