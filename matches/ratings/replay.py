@@ -31,7 +31,7 @@ from typing import cast
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, Q, QuerySet, Window
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.dispatch import Signal
 from django.utils import timezone
@@ -50,9 +50,9 @@ from matches.ratings.engine import NEWCOMER, Career, RatedState, Rating, Seating
 from matches.rules.scoring import finished_place, is_ranked
 
 BATCH = 2000
-# A replay step re-rates at most this many matches in one transaction: a few tens of
-# milliseconds on either database (make bench: "replay step").
-STEP_MATCHES = 100
+# A replay step re-rates at most this many matches; its transaction, which only writes them,
+# holds the write lock for a few tens of milliseconds (loadtest/run.py --replay).
+STEP_MATCHES = 250
 # A replayer holds the replay this long without a step before another process may take over.
 LEASE = datetime.timedelta(seconds=20)
 # Sent after a write that moved the replay's position back has committed (worker.py wakes).
@@ -166,20 +166,6 @@ def _change(
     )
     _set_career(change, after[1])
     return change
-
-
-def _save_changes(changes: list[StoredChange]) -> None:
-    """One prepared UPDATE run for every changed row: bulk_update's CASE per field costs
-    seconds of Python for the few hundred rows an undo replays (see make bench)."""
-    table, qn = RatingChange._meta.db_table, connection.ops.quote_name
-    columns: tuple[str, ...] = ("mu_before", "sigma_before", "mu", "sigma", "number", "run")
-    columns += ("longest_run", "best_place")
-    assignments = ", ".join(f"{qn(column)} = %s" for column in columns)
-    sql = f"UPDATE {qn(table)} SET {assignments} WHERE {qn('id')} = %s"  # noqa: S608 (names from the model, values as parameters)
-    with connection.cursor() as cursor:
-        cursor.executemany(
-            sql, [(*(getattr(c, column) for column in columns), c.pk) for c in changes]
-        )
 
 
 def _rating_row(player: int, state: State) -> PlayerRating:
@@ -511,30 +497,47 @@ def _league_version(*, lock: bool = False) -> int | None:
     return stamps.values_list("version", flat=True).first()
 
 
+UPSERT_COLUMNS = (
+    "match_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "place", "ranked",
+    "number", "run", "longest_run", "best_place",
+)  # fmt: skip
+
+
 @dataclass
 class _Rerated:
     """What a step found to write: how many matches it rated, the last one's position
-    (None: none left after them), and the stored changes to insert, update and delete."""
+    (None: none left after them), their ids and every seat's rating change as a row."""
 
     done: int
     last: Position | None
-    inserts: list[RatingChange]
-    updates: list[StoredChange]
-    strays: list[int]
+    match_ids: list[int]
+    rows: list[tuple]
 
     def write(self) -> None:
-        if self.strays:
-            RatingChange.objects.filter(pk__in=self.strays).delete()
-        if self.updates:
-            _save_changes(self.updates)
-        RatingChange.objects.bulk_create(self.inserts, batch_size=BATCH)
+        """One upsert for every row, keyed on (match, player), so nothing stored has to be
+        read first; then whatever a match keeps for a player it no longer seats (a merge)."""
+        if not self.rows:
+            return
+        table, qn = RatingChange._meta.db_table, connection.ops.quote_name
+        names = [RatingChange._meta.get_field(c).column for c in UPSERT_COLUMNS]
+        columns = ", ".join(qn(name) for name in names)
+        marks = ", ".join(["%s"] * len(names))
+        updated = ", ".join(f"{qn(name)} = EXCLUDED.{qn(name)}" for name in names[2:])
+        sql = (
+            f"INSERT INTO {qn(table)} ({columns}) VALUES ({marks}) "  # noqa: S608 (names from the model, values as parameters)
+            f"ON CONFLICT ({qn(names[0])}, {qn(names[1])}) DO UPDATE SET {updated}"
+        )
+        with connection.cursor() as cursor:
+            cursor.executemany(sql, self.rows)
+        seated = Seat.objects.filter(match_id=OuterRef("match_id"), player_id=OuterRef("player_id"))
+        RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
 
 
 def _rerate(
     position: Position, states: dict[int, State], *, unfiling: int | None = None
 ) -> _Rerated:
     """Rate the next STEP_MATCHES filed matches from position, updating states; what to
-    write for them (only the stored changes that differ)."""
+    write for them."""
     filed_at, match_id = position
     upcoming = list(
         Match.objects.filed()
@@ -544,30 +547,24 @@ def _rerate(
         .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
     )
     batch = upcoming[:STEP_MATCHES]
-    step = _Rerated(len(batch), None, [], [], [])
+    step = _Rerated(len(batch), None, [pk for _, pk in batch], [])
     if not batch:
         return step
-    ids = [pk for _, pk in batch]
-    for seating, stored in _with_changes(_seatings(Match.objects.filter(pk__in=ids))):
+    for seating in _seatings(Match.objects.filter(pk__in=step.match_ids)):
         match, mode, seats = seating
         before = {p: states.get(p, (None, NEWCOMER)) for p, _ in seats}
         after = rate(seating, before)
         ranked = is_ranked(mode)
         for player, place in seats:
-            change = stored.pop(player, None)
-            if change is None:
-                step.inserts.append(
-                    _change(match, player, place, ranked, before[player], after[player])
-                )
-                continue
-            if _stored(change) != (before[player][0], after[player][0], place, ranked,
-                                   after[player][1]):  # fmt: skip
-                change.mu_before, change.sigma_before = before[player][0] or (None, None)
-                change.mu, change.sigma = after[player][0]
-                change.place, change.ranked = place, ranked
-                _set_career(change, after[player][1])
-                step.updates.append(change)
-        step.strays += [change.pk for change in stored.values()]  # seats no longer theirs
+            (mu_before, sigma_before), (mu, sigma) = (
+                before[player][0] or (None, None),
+                after[player][0],
+            )
+            number, run, longest, best = after[player][1]
+            step.rows.append(
+                (match, player, mu_before, sigma_before, mu, sigma, place, ranked, number,
+                 run, longest, best)
+            )  # fmt: skip
         states.update(after)
     if len(upcoming) > len(batch):
         step.last = batch[-1]
