@@ -388,8 +388,8 @@ def damage_each_copy(monkeypatch):
     """Every copy comes out damaged, as a failing disk writes it."""
     real_copy = backups._copy
 
-    def damaged(path):
-        real_copy(path)
+    def damaged(path, *args):
+        real_copy(path, *args)
         damaged_copy(path, path)
 
     monkeypatch.setattr(backups, "_copy", damaged)

@@ -6,7 +6,6 @@ one table are applied one after the other: no two players can take the same plac
 match can be crowned twice."""
 
 import datetime
-import functools
 import random
 import uuid
 from collections.abc import Sequence
@@ -779,10 +778,10 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
     table_bump(table, "closed_at")
     standings_changed()
     # A copy holding the close, once it is committed, written outside the request; robust: a
-    # backup that cannot even start is logged, never an error for a close already saved.
-    transaction.on_commit(
-        functools.partial(autobackup.backup_after_close, table_id=table.pk), robust=True
-    )
+    # backup that cannot even start is logged, never an error for a close already saved (a
+    # lambda, not a partial: Django logs a robust callback's failure by its __qualname__).
+    table_id = table.pk
+    transaction.on_commit(lambda: autobackup.backup_after_close(table_id=table_id), robust=True)
     return table
 
 
