@@ -31,7 +31,7 @@ from typing import cast
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Q, QuerySet, Window
+from django.db.models import Exists, F, Field, OuterRef, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.dispatch import Signal
 from django.utils import timezone
@@ -519,7 +519,11 @@ class _Rerated:
         if not self.rows:
             return
         table, qn = RatingChange._meta.db_table, connection.ops.quote_name
-        names = [RatingChange._meta.get_field(c).column for c in UPSERT_COLUMNS]
+        # Concrete fields all: each has its column.
+        names = [
+            cast("str", cast("Field", RatingChange._meta.get_field(c)).column)
+            for c in UPSERT_COLUMNS
+        ]
         columns = ", ".join(qn(name) for name in names)
         marks = ", ".join(["%s"] * len(names))
         updated = ", ".join(f"{qn(name)} = EXCLUDED.{qn(name)}" for name in names[2:])
