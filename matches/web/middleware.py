@@ -1,23 +1,31 @@
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import csp.middleware
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.utils import build_policy
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import DisallowedHost
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.http.response import HttpResponseBase
+from django.middleware.csrf import CsrfViewMiddleware
+from django.middleware.locale import LocaleMiddleware
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext_lazy as _
+from django_htmx.middleware import HtmxDetails
 
 from matches.core import autobackup
+from matches.core.kept import Kept
 from matches.org import hosts
+from matches.web import caching
+from matches.web.htmx import HtmxHttpRequest
 
 if TYPE_CHECKING:
     # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
@@ -265,3 +273,125 @@ class CSPMiddleware(csp.middleware.CSPMiddleware):
         prefixes = (getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
         if policy and header not in response and not request.path_info.startswith(tuple(prefixes)):
             response[header] = policy
+
+
+# The polls a spectator's page sends every few seconds, by route name: the view's own ETag
+# function answers whether the poll's tag is still current.
+_POLLS: dict[str, Callable[[HtmxHttpRequest, int], str | None]] = {
+    "matches:table": caching.table_page_etag,
+    "matches:tv": caching.tv_etag,
+    "matches:api_table": caching.api_table_etag,
+}
+KEPT_POLLS = 512
+
+
+class SpectatorPollMiddleware:
+    """Answers an anonymous spectator's poll whose tag is still current (304) without the
+    rest of the stack: session, locale, CSRF, auth, messages, CSP and the view's decorators
+    cost a 304 most of its time.
+
+    Nothing here is hand-written: the 304 carries the headers the rest of the stack returned
+    for a poll of the same URL, tag, language, fragment-or-page and cookie names (kept per
+    process, learned from a full answer), and the tag is the view's own ETag function's, read
+    from the same single stamp query. The middlewares above this one (security headers,
+    Permissions-Policy, cache privacy) run on it as on any answer. A poll that is not plainly
+    a spectator's (a session cookie, any cookie but the CSRF token's and the language's, a
+    CSRF cookie the stack would replace, a query string, other conditional headers, an
+    unknown Host) or whose answer was never seen takes the full stack unchanged."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+        # Their request halves, run here exactly as the full stack runs them.
+        self.locale = LocaleMiddleware(get_response)
+        self.csrf = CsrfViewMiddleware(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        cookies = self._plain_poll(request)
+        if cookies is None:
+            return self.get_response(request)
+        answer = self._answer(request, cookies)
+        if answer is not None:
+            return answer
+        response = self.get_response(request)
+        _learn(request, response, cookies)
+        return response
+
+    def _plain_poll(self, request: HttpRequest) -> frozenset[str] | None:
+        """The names of the poll's cookies, when it is one the fast path may answer."""
+        meta = request.META
+        if (
+            request.method != "GET"
+            or "HTTP_IF_NONE_MATCH" not in meta
+            or meta.get("QUERY_STRING")
+            or "HTTP_IF_MATCH" in meta
+            or "HTTP_IF_UNMODIFIED_SINCE" in meta
+            or settings.CSRF_USE_SESSIONS
+            or not hosts.host_known()
+        ):
+            return None
+        cookies = frozenset(request.COOKIES)
+        if not cookies <= {settings.CSRF_COOKIE_NAME, settings.LANGUAGE_COOKIE_NAME}:
+            return None  # a session (a host's, or a dead one the stack deletes), messages...
+        if settings.CSRF_COOKIE_NAME in cookies:
+            # A token the stack would replace (garbled, wrong length) sets a new cookie.
+            self.csrf.process_request(request)
+            if meta.get("CSRF_COOKIE_NEEDS_UPDATE"):
+                return None
+        try:
+            request.get_host()  # CommonMiddleware's check: a bad Host is the stack's 400
+        except DisallowedHost:
+            return None
+        return cookies
+
+    def _answer(self, request: HttpRequest, cookies: frozenset[str]) -> HttpResponseBase | None:
+        route = polls.get((request.path_info,))
+        if route is None:
+            return None
+        name, table_id = route
+        self.locale.process_request(request)
+        request.user = AnonymousUser()
+        request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
+        tag = _POLLS[name](cast(HtmxHttpRequest, request), table_id)
+        if tag is None or tag != request.META["HTTP_IF_NONE_MATCH"]:
+            return None
+        headers = replies.get(_reply_key(request, cookies, tag))
+        if headers is None:
+            return None
+        response = HttpResponseNotModified()
+        for header, value in headers:
+            response.headers[header] = value
+        return response
+
+
+# URL -> (route name, table id), and the headers of the full stack's 304 per poll.
+polls = Kept(KEPT_POLLS)
+replies = Kept(KEPT_POLLS)
+
+
+def _reply_key(request: HttpRequest, cookies: frozenset[str], tag: str) -> tuple:
+    htmx = request.META.get("HTTP_HX_REQUEST") == "true"  # django-htmx's bool(request.htmx)
+    return (request.path_info, htmx, translation.get_language(), cookies, tag)
+
+
+def _learn(request: HttpRequest, response: HttpResponseBase, cookies: frozenset[str]) -> None:
+    """Keep the full stack's 304 to a plain spectator's poll, for the next such poll."""
+    match = request.resolver_match
+    if (
+        response.status_code != 304
+        or response.cookies
+        or match is None
+        or match.view_name not in _POLLS
+        or response.get("ETag") != request.META["HTTP_IF_NONE_MATCH"]
+        or getattr(request, "user", None) is None
+        or request.user.is_authenticated
+    ):
+        return
+    polls.put((request.path_info,), (match.view_name, match.kwargs["table_id"]))
+    replies.put(_reply_key(request, cookies, response["ETag"]), tuple(response.items()))
+
+
+@receiver(setting_changed)
+def _forget_polls(**kwargs) -> None:
+    # The headers were learned under the old settings (a test's override).
+    polls.clear()
+    replies.clear()
