@@ -286,22 +286,24 @@ KEPT_POLLS = 512
 
 
 class SpectatorPollMiddleware:
-    """Answers an anonymous spectator's poll whose tag is still current (304) without the
-    rest of the stack: session, locale, CSRF, auth, messages, CSP and the view's decorators
-    cost a 304 most of its time.
+    """Answers an anonymous spectator's poll of the table page, the TV board or the JSON
+    without the rest of the stack: session, locale, CSRF, auth, messages, CSP, the URL
+    resolver and the view's decorators cost a poll most of its time.
 
-    Nothing here is hand-written: the 304 carries the headers the rest of the stack returned
-    for a poll of the same URL, tag, language, fragment-or-page and cookie names (kept per
-    process, learned from a full answer), and the tag is the view's own ETag function's, read
-    from the same single stamp query. The middlewares above this one (security headers,
-    Permissions-Policy, cache privacy) run on it as on any answer. A poll that is not plainly
-    a spectator's (a session cookie, any cookie but the CSRF token's and the language's, a
-    CSRF cookie the stack would replace, a query string, other conditional headers, an
-    unknown Host) or whose answer was never seen takes the full stack unchanged."""
+    Nothing here is hand-written: the answer is the one the rest of the stack returned for a
+    poll of the same URL, current tag, language, fragment-or-page and cookie names (kept per
+    process, learned from a full answer that set no cookie): its 304 when the poll sends that
+    tag, else its 200 (the bytes every such spectator gets, kept by the view as well). The tag
+    is the view's own ETag function's, from the same single stamp query. The middlewares above
+    this one (security headers, Permissions-Policy, cache privacy) run on it as on any answer.
+    A poll that is not plainly a spectator's (a session cookie, any cookie but the CSRF
+    token's and the language's, a CSRF cookie the stack would replace, a query string, other
+    conditional headers, a tag list or wildcard, an unknown Host) or whose answer was never
+    seen takes the whole stack unchanged."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
-        # Their request halves, run here exactly as the full stack runs them.
+        # Their request halves, run here exactly as the whole stack runs them.
         self.locale = LocaleMiddleware(get_response)
         self.csrf = CsrfViewMiddleware(get_response)
 
@@ -319,9 +321,10 @@ class SpectatorPollMiddleware:
     def _plain_poll(self, request: HttpRequest) -> frozenset[str] | None:
         """The names of the poll's cookies, when it is one the fast path may answer."""
         meta = request.META
+        sent = meta.get("HTTP_IF_NONE_MATCH")
         if (
             request.method != "GET"
-            or "HTTP_IF_NONE_MATCH" not in meta
+            or (sent is not None and not _one_strong_tag(sent))
             or meta.get("QUERY_STRING")
             or "HTTP_IF_MATCH" in meta
             or "HTTP_IF_UNMODIFIED_SINCE" in meta
@@ -352,46 +355,60 @@ class SpectatorPollMiddleware:
         request.user = AnonymousUser()
         request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
         tag = _POLLS[name](cast(HtmxHttpRequest, request), table_id)
-        if tag is None or tag != request.META["HTTP_IF_NONE_MATCH"]:
+        if tag is None:
             return None
-        headers = replies.get(_reply_key(request, cookies, tag))
-        if headers is None:
+        current = request.META.get("HTTP_IF_NONE_MATCH") == tag
+        kept = replies.get(_reply_key(request, cookies, tag, current))
+        if kept is None:
             return None
-        response = HttpResponseNotModified()
-        for header, value in headers:
-            response.headers[header] = value
-        return response
+        status, headers, content = kept
+        if current:
+            return HttpResponseNotModified(headers=headers)
+        return HttpResponse(content, status=status, headers=headers)
 
 
-# URL -> (route name, table id), and the headers of the full stack's 304 per poll.
+def _one_strong_tag(sent: str) -> bool:
+    # One quoted tag, as our pages and script send back: a list, a weak tag or "*" (which
+    # Django's condition matches its own way) takes the whole stack.
+    return len(sent) > 1 and sent[0] == sent[-1] == '"' and '"' not in sent[1:-1]
+
+
+# URL -> (route name, table id), and the whole stack's answers per poll.
 polls = Kept(KEPT_POLLS)
 replies = Kept(KEPT_POLLS)
 
 
-def _reply_key(request: HttpRequest, cookies: frozenset[str], tag: str) -> tuple:
+def _reply_key(request: HttpRequest, cookies: frozenset[str], tag: str, current: bool) -> tuple:
     htmx = request.META.get("HTTP_HX_REQUEST") == "true"  # django-htmx's bool(request.htmx)
-    return (request.path_info, htmx, translation.get_language(), cookies, tag)
+    return (request.path_info, htmx, translation.get_language(), cookies, tag, current)
 
 
 def _learn(request: HttpRequest, response: HttpResponseBase, cookies: frozenset[str]) -> None:
-    """Keep the full stack's 304 to a plain spectator's poll, for the next such poll."""
+    """Keep the whole stack's answer to a plain spectator's poll, for the next such poll:
+    its 304 to the current tag, or its 200 (tagged) to no tag or an old one."""
     match = request.resolver_match
+    tag = response.get("ETag")
+    sent = request.META.get("HTTP_IF_NONE_MATCH")
+    current = response.status_code == 304 and tag == sent
+    fetched = response.status_code == 200 and tag is not None and tag != sent
     if (
-        response.status_code != 304
+        not (current or fetched)
         or response.cookies
+        or response.streaming
         or match is None
         or match.view_name not in _POLLS
-        or response.get("ETag") != request.META["HTTP_IF_NONE_MATCH"]
         or getattr(request, "user", None) is None
         or request.user.is_authenticated
     ):
         return
+    content = b"" if current else cast(HttpResponse, response).content
     polls.put((request.path_info,), (match.view_name, match.kwargs["table_id"]))
-    replies.put(_reply_key(request, cookies, response["ETag"]), tuple(response.items()))
+    key = _reply_key(request, cookies, cast(str, tag), current)
+    replies.put(key, (response.status_code, dict(response.items()), content))
 
 
 @receiver(setting_changed)
 def _forget_polls(**kwargs) -> None:
-    # The headers were learned under the old settings (a test's override).
+    # The answers were learned under the old settings (a test's override).
     polls.clear()
     replies.clear()

@@ -1,7 +1,8 @@
-"""The spectator's poll answered early (middleware.SpectatorPollMiddleware): a current poll
-from an anonymous viewer gets, without the session, locale, CSRF, auth, CSP and view layers,
-the very 304 the whole stack sends it (status, every header, body); anyone else, and any poll
-it has not seen answered, goes through the whole stack."""
+"""The spectator's poll answered early (middleware.SpectatorPollMiddleware): an anonymous
+viewer's poll gets, without the session, locale, CSRF, auth, CSP and view layers, the very
+answer the whole stack sends it (a 304 to the current tag, else the 200; status, every
+header, body); anyone else, and any poll it has not seen answered, goes through the whole
+stack."""
 
 import pytest
 from django.conf import settings
@@ -72,11 +73,16 @@ def current_tag(path: str, headers: dict, cookies: dict[str, str]) -> str:
     return response["ETag"]
 
 
-def poll_both_ways(path: str, headers: dict, cookies: dict[str, str]) -> tuple:
-    """The same current poll through the whole stack and, twice (the first teaches it),
-    through the app as deployed."""
+def poll_both_ways(
+    path: str, headers: dict, cookies: dict[str, str], sent=lambda tag: tag
+) -> tuple:
+    """The same poll (by default with the current tag; sent(tag) is the If-None-Match, None
+    for none) through the whole stack and, twice (the first teaches it), through the app as
+    deployed."""
     tag = current_tag(path, headers, cookies)
-    conditional = {**headers, "HTTP_IF_NONE_MATCH": tag}
+    conditional = dict(headers)
+    if sent(tag) is not None:
+        conditional["HTTP_IF_NONE_MATCH"] = sent(tag)
     full = full_stack_client(cookies).get(path, **conditional)
     fresh_client(cookies).get(path, **conditional)
     served = fresh_client(cookies).get(path, **conditional)
@@ -118,6 +124,23 @@ class TestSameAnswerAsTheWholeStack:
         expected_language = "pt" if language == "pt" else "en"
         if kind != "json":  # the JSON is the same in every language and says none
             assert served["Content-Language"] == expected_language
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    @pytest.mark.parametrize("sent", ["no tag", "an old tag"])
+    def test_a_spectators_fetch_is_answered_early_with_the_same_200(
+        self, table, kind, language, sent
+    ):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        old = {"no tag": lambda tag: None, "an old tag": lambda tag: '"t1.v1.g0.0.en.n0"'}[sent]
+        full, served = poll_both_ways(path, headers, {}, sent=old)
+        assert full.status_code == 200
+        assert not took_fast_path(full)
+        assert took_fast_path(served)
+        assert answer(served) == answer(full)
+        assert b"Alice" in served.content
 
     @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
     @pytest.mark.parametrize("language", ["en", "pt"])
@@ -201,6 +224,18 @@ class TestOnlyCurrentPlainPolls:
         other = fresh_client({}).get(path, **asked)
         assert not took_fast_path(other)
         assert answer(other) == answer(full)
+
+    @pytest.mark.parametrize(
+        "sent",
+        [lambda tag: "*", lambda tag: f'"old", {tag}', lambda tag: f"W/{tag}"],
+        ids=["wildcard", "list", "weak"],
+    )
+    def test_a_tag_django_matches_its_own_way_takes_the_whole_stacks_304(self, table, sent):
+        path, headers = polls(table)["board"]
+        full, served = poll_both_ways(path, headers, {}, sent=sent)
+        assert full.status_code == 304
+        assert not took_fast_path(served)
+        assert answer(served) == answer(full)
 
     def test_an_unknown_host_is_the_whole_stacks_400(self, table):
         path, headers = polls(table)["tv board"]
