@@ -79,6 +79,9 @@ MIDDLEWARE = [
     "matches.web.middleware.NightlyBackupMiddleware",
     # Above the session and CSRF middleware, so it sees the cookies they set on the way out.
     "matches.web.middleware.CachePrivacyMiddleware",
+    # Below everything that adds headers to every answer, above everything a spectator's 304
+    # need not run: a current poll is answered here with the headers the rest sent it before.
+    "matches.web.middleware.SpectatorPollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",

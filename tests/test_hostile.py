@@ -1576,3 +1576,66 @@ class TestOneNightOneRule:
         assert "Best night: 6 Nov 2026, 5 won of 5 matches." in html
         assert DailyTally.objects.count() == 3 and PlayerNight.objects.count() == 3
         assert rows_of(client) == [("Ann", 5, 5, 15), ("Ben", 5, 0, 10), ("Cy", 5, 0, 5)]
+
+
+class TestAnonymousPollsCostLess:
+    """Issue 21: a spectator's 304 poll cost a worker about 1 ms of CPU, most of it in layers
+    an anonymous poll does not need; it is now answered early (SpectatorPollMiddleware) with
+    the whole stack's own 304, and nothing a visitor sends can make it answer anyone else."""
+
+    @pytest.fixture
+    def fast(self):
+        # Local import: the helpers live with the fast path's own tests.
+        from tests.web import test_spectator_fast_path
+
+        return test_spectator_fast_path
+
+    @pytest.fixture
+    def table(self, host):
+        table = make_table(host=host)
+        tap(table, "Alice")
+        return table
+
+    @pytest.mark.parametrize("kind", ["board", "tv board", "json"])
+    def test_a_current_anonymous_poll_skips_the_session_and_view_layers(self, fast, table, kind):
+        path, headers = fast.polls(table)[kind]
+        full, served = fast.poll_both_ways(path, headers, {})
+        assert fast.took_fast_path(served)
+        assert fast.answer(served) == fast.answer(full)
+        assert served.status_code == 304 and served.content == b""
+
+    def test_a_wildcard_tag_is_the_whole_stacks_304_and_teaches_nothing(self, fast, table):
+        path, headers = fast.polls(table)["board"]
+        asked = {**headers, "HTTP_IF_NONE_MATCH": "*"}
+        full = fast.full_stack_client({}).get(path, **asked)
+        for _ in range(2):
+            served = fast.fresh_client({}).get(path, **asked)
+            assert not fast.took_fast_path(served)
+            assert fast.answer(served) == fast.answer(full)
+
+    def test_a_garbled_token_cannot_hand_its_cookie_to_spectators(self, fast, table):
+        """A poll whose CSRF cookie the stack replaces (Set-Cookie, private) is never
+        learnt: the next plain spectator gets the shared, cookie-free 304."""
+        path, headers = fast.polls(table)["board"]
+        tag = fast.current_tag(path, headers, {})
+        garbled = {settings.CSRF_COOKIE_NAME: fast.GARBLED}
+        asked = {**headers, "HTTP_IF_NONE_MATCH": tag}
+        for _ in range(3):
+            poisoned = fast.fresh_client(garbled).get(path, **asked)
+            assert poisoned.cookies[settings.CSRF_COOKIE_NAME].value
+        fast.fresh_client({}).get(path, **asked)
+        plain = fast.fresh_client({}).get(path, **asked)
+        assert fast.took_fast_path(plain)
+        assert plain.cookies == {} and "Set-Cookie" not in plain
+        assert "public" in plain["Cache-Control"] and "private" not in plain["Cache-Control"]
+
+    def test_a_host_is_never_answered_from_a_spectators_learnt_304(self, fast, table, host_client):
+        path, headers = fast.polls(table)["board"]
+        _, served = fast.poll_both_ways(path, headers, {})
+        assert "public" in served["Cache-Control"]
+        host_client.get(path, **headers)  # sets the CSRF cookie the host's tag names
+        tag = host_client.get(path, **headers)["ETag"]
+        mine = host_client.get(path, HTTP_IF_NONE_MATCH=tag, **headers)
+        assert mine.status_code == 304
+        assert not fast.took_fast_path(mine)
+        assert "private" in mine["Cache-Control"]

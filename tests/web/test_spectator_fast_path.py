@@ -1,0 +1,272 @@
+"""The spectator's poll answered early (middleware.SpectatorPollMiddleware): an anonymous
+viewer's poll gets, without the session, locale, CSRF, auth, CSP and view layers, the very
+answer the whole stack sends it (a 304 to the current tag, else the 200; status, every
+header, body); anyone else, and any poll it has not seen answered, goes through the whole
+stack."""
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.django_db
+
+FAST_PATH = "matches.web.middleware.SpectatorPollMiddleware"
+HTMX = {"HTTP_HX_REQUEST": "true"}
+PORTUGUESE = {"HTTP_ACCEPT_LANGUAGE": "pt-PT,pt;q=0.9"}
+GARBLED = "not-a-token!"
+
+
+def polls(table) -> dict[str, tuple[str, dict]]:
+    """Every poll a spectator's page sends, fragment and whole page."""
+    return {
+        "page": (reverse("matches:table", args=[table.pk]), {}),
+        "board": (reverse("matches:table", args=[table.pk]), HTMX),
+        "tv": (reverse("matches:tv", args=[table.pk]), {}),
+        "tv board": (reverse("matches:tv", args=[table.pk]), HTMX),
+        "json": (reverse("matches:api_table", args=[table.pk]), {}),
+    }
+
+
+def full_stack_client(cookies: dict[str, str]) -> Client:
+    """A client whose handler runs the whole middleware stack but the fast path (the
+    middleware chain is built at its first request, under these settings)."""
+    without = [name for name in settings.MIDDLEWARE if name != FAST_PATH]
+    client = Client()
+    with override_settings(MIDDLEWARE=without):
+        client.get("/favicon.ico")
+    client.cookies.clear()
+    client.cookies.load(cookies)
+    return client
+
+
+def fresh_client(cookies: dict[str, str]) -> Client:
+    client = Client()
+    client.cookies.load(cookies)
+    return client
+
+
+def answer(response, *, mask_cookie_values: bool = False) -> tuple:
+    """Everything a browser receives (the WSGI server adds only Date and its own)."""
+    cookies = {}
+    for name, morsel in response.cookies.items():
+        attributes = dict(morsel.items())
+        if mask_cookie_values:  # a fresh random token, its expiry counted from now
+            attributes.pop("expires")
+        cookies[name] = (None if mask_cookie_values else morsel.value, attributes)
+    return response.status_code, list(response.items()), cookies, response.content
+
+
+def took_fast_path(response) -> bool:
+    # The whole stack's SessionMiddleware gives every request a session; the fast path
+    # answers before it.
+    return not hasattr(response.wsgi_request, "session")
+
+
+def current_tag(path: str, headers: dict, cookies: dict[str, str]) -> str:
+    response = fresh_client(cookies).get(path, **headers)
+    assert response.status_code == 200
+    return response["ETag"]
+
+
+def poll_both_ways(
+    path: str, headers: dict, cookies: dict[str, str], sent=lambda tag: tag
+) -> tuple:
+    """The same poll (by default with the current tag; sent(tag) is the If-None-Match, None
+    for none) through the whole stack and, twice (the first teaches it), through the app as
+    deployed."""
+    tag = current_tag(path, headers, cookies)
+    conditional = dict(headers)
+    if sent(tag) is not None:
+        conditional["HTTP_IF_NONE_MATCH"] = sent(tag)
+    full = full_stack_client(cookies).get(path, **conditional)
+    fresh_client(cookies).get(path, **conditional)
+    served = fresh_client(cookies).get(path, **conditional)
+    return full, served
+
+
+@pytest.fixture
+def table(host):
+    table = make_table(host=host)
+    tap(table, "Alice")
+    return table
+
+
+def live_session(client_with_login) -> str:
+    return client_with_login.cookies[settings.SESSION_COOKIE_NAME].value
+
+
+class TestSameAnswerAsTheWholeStack:
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    @pytest.mark.parametrize("cookie", ["none", "stale csrf token", "language cookie"])
+    def test_a_spectators_current_poll_is_answered_early_with_the_same_304(
+        self, table, kind, language, cookie
+    ):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        cookies = {
+            "none": {},
+            # A token of the right shape the server never issued: the stack keeps it as is.
+            "stale csrf token": {settings.CSRF_COOKIE_NAME: "a" * 32},
+            "language cookie": {settings.LANGUAGE_COOKIE_NAME: language},
+        }[cookie]
+        full, served = poll_both_ways(path, headers, cookies)
+        assert full.status_code == 304
+        assert not took_fast_path(full)
+        assert took_fast_path(served)
+        assert answer(served) == answer(full)
+        expected_language = "pt" if language == "pt" else "en"
+        if kind != "json":  # the JSON is the same in every language and says none
+            assert served["Content-Language"] == expected_language
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    @pytest.mark.parametrize("sent", ["no tag", "an old tag"])
+    def test_a_spectators_fetch_is_answered_early_with_the_same_200(
+        self, table, kind, language, sent
+    ):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        old = {"no tag": lambda tag: None, "an old tag": lambda tag: '"t1.v1.g0.0.en.n0"'}[sent]
+        full, served = poll_both_ways(path, headers, {}, sent=old)
+        assert full.status_code == 200
+        assert not took_fast_path(full)
+        assert took_fast_path(served)
+        assert answer(served) == answer(full)
+        assert b"Alice" in served.content
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    def test_a_garbled_csrf_cookie_gets_the_whole_stacks_new_cookie(self, table, kind, language):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        full, served = poll_both_ways(path, headers, {settings.CSRF_COOKIE_NAME: GARBLED})
+        assert not took_fast_path(served)
+        # A fresh random token each time: the same answer but for the token's value.
+        assert served.cookies[settings.CSRF_COOKIE_NAME].value not in ("", GARBLED)
+        assert answer(served, mask_cookie_values=True) == answer(full, mask_cookie_values=True)
+        assert "private" in served["Cache-Control"]
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    def test_a_dead_sessions_poll_takes_the_whole_stack(self, table, kind, language):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        dead = {settings.SESSION_COOKIE_NAME: "x" * 32}
+        full, served = poll_both_ways(path, headers, dead)
+        assert not took_fast_path(served)
+        assert answer(served) == answer(full)
+
+    @pytest.mark.parametrize("kind", ["page", "board", "tv", "tv board", "json"])
+    @pytest.mark.parametrize("language", ["en", "pt"])
+    def test_a_hosts_poll_never_takes_the_fast_path(self, table, host_client, kind, language):
+        path, headers = polls(table)[kind]
+        if language == "pt":
+            headers = {**headers, **PORTUGUESE}
+        session = {settings.SESSION_COOKIE_NAME: live_session(host_client)}
+        full, served = poll_both_ways(path, headers, session)
+        assert full.status_code == 304
+        assert not took_fast_path(served)
+        assert answer(served) == answer(full)
+        if kind in ("page", "board"):
+            assert "private" in served["Cache-Control"]  # the host's own page, never shared
+
+    def test_a_hosts_poll_with_a_spectators_tag_is_not_answered_from_what_was_learnt(
+        self, table, host_client
+    ):
+        """The JSON's tag is the same for everyone: a host polling it with a tag a spectator
+        taught the fast path still goes through the whole stack."""
+        path, headers = polls(table)["json"]
+        _, served = poll_both_ways(path, headers, {})
+        assert took_fast_path(served)
+        session = {settings.SESSION_COOKIE_NAME: live_session(host_client)}
+        host_poll = fresh_client(session).get(path, HTTP_IF_NONE_MATCH=served["ETag"])
+        assert host_poll.status_code == 304
+        assert not took_fast_path(host_poll)
+
+
+class TestOnlyCurrentPlainPolls:
+    def test_a_poll_after_a_write_gets_the_new_board_from_the_whole_stack(self, table):
+        path, headers = polls(table)["board"]
+        _, served = poll_both_ways(path, headers, {})
+        old_tag = served["ETag"]
+        tap(table, "Ben")
+        after = fresh_client({}).get(path, HTTP_IF_NONE_MATCH=old_tag, **headers)
+        assert after.status_code == 200
+        assert after["ETag"] != old_tag
+        assert not took_fast_path(after)
+        assert b"Ben" in after.content
+
+    @pytest.mark.parametrize(
+        "extra",
+        [
+            {"QUERY_STRING": "x=1"},
+            {"HTTP_IF_MATCH": '"other"'},
+            {"HTTP_IF_UNMODIFIED_SINCE": "Wed, 21 Oct 2015 07:28:00 GMT"},
+            {"HTTP_COOKIE": "messages=anything"},
+        ],
+        ids=["query", "if-match", "if-unmodified-since", "other cookie"],
+    )
+    def test_any_other_poll_takes_the_whole_stack(self, table, extra):
+        path, headers = polls(table)["board"]
+        _, served = poll_both_ways(path, headers, {})
+        asked = {**headers, "HTTP_IF_NONE_MATCH": served["ETag"], **extra}
+        full = full_stack_client({}).get(path, **asked)
+        other = fresh_client({}).get(path, **asked)
+        assert not took_fast_path(other)
+        assert answer(other) == answer(full)
+
+    @pytest.mark.parametrize(
+        "sent",
+        [lambda tag: "*", lambda tag: f'"old", {tag}', lambda tag: f"W/{tag}"],
+        ids=["wildcard", "list", "weak"],
+    )
+    def test_a_tag_django_matches_its_own_way_takes_the_whole_stacks_304(self, table, sent):
+        path, headers = polls(table)["board"]
+        full, served = poll_both_ways(path, headers, {}, sent=sent)
+        assert full.status_code == 304
+        assert not took_fast_path(served)
+        assert answer(served) == answer(full)
+
+    def test_an_unknown_host_is_the_whole_stacks_400(self, table):
+        path, headers = polls(table)["tv board"]
+        _, served = poll_both_ways(path, headers, {})
+        asked = {**headers, "HTTP_IF_NONE_MATCH": served["ETag"], "HTTP_HOST": "evil.example"}
+        full = full_stack_client({}).get(path, **asked)
+        other = fresh_client({}).get(path, **asked)
+        assert full.status_code == other.status_code == 400
+        assert answer(other) == answer(full)
+
+    def test_a_head_request_is_not_answered_early(self, table):
+        path, headers = polls(table)["json"]
+        _, served = poll_both_ways(path, headers, {})
+        head = fresh_client({}).head(path, HTTP_IF_NONE_MATCH=served["ETag"])
+        assert head.status_code == 304
+        assert not took_fast_path(head)
+
+
+class TestCost:
+    @pytest.mark.parametrize("kind", ["board", "tv board", "json"])
+    def test_the_early_304_reads_no_more_than_the_whole_stacks(self, table, kind):
+        path, headers = polls(table)[kind]
+        tag = current_tag(path, headers, {})
+        conditional = {**headers, "HTTP_IF_NONE_MATCH": tag}
+        full_client = full_stack_client({})
+        with CaptureQueriesContext(connection) as full_queries:
+            full = full_client.get(path, **conditional)
+        fresh_client({}).get(path, **conditional)  # teaches the fast path
+        with CaptureQueriesContext(connection) as fast_queries:
+            served = fresh_client({}).get(path, **conditional)
+        assert full.status_code == served.status_code == 304
+        assert took_fast_path(served)
+        assert len(fast_queries) <= len(full_queries)
+        assert len(fast_queries) == 1  # the one stamp read the view's ETag needs
