@@ -230,19 +230,23 @@ def ratings_updating() -> bool:
     return RatingsReplay.objects.filter(pk=1, from_match_id__isnull=False).exists()
 
 
-def _schedule(position: Position, *, unfiling: int | None = None) -> None:
+def _schedule(
+    position: Position, *, unfiling: int | None = None, seats_moved: bool = False
+) -> None:
     """In a write's transaction, after standings_changed took the league's lock: the ratings
     of every match filed from position on are to be replayed. The position only moves back;
     the replay runs after the commit (at once in the tests' inline mode, which then skips
-    the match being unfiled: it is still filed until its write ends)."""
+    the match being unfiled: it is still filed until its write ends). seats_moved (a merge):
+    seats changed hands, so a step rated from the old ones must not be written."""
     RatingsReplay.objects.bulk_create([RatingsReplay(pk=1)], ignore_conflicts=True)
     row = RatingsReplay.objects.select_for_update().get(pk=1)
     current = _replay_position(row)
-    if current is None or position < current:
+    if current is None or position < current or seats_moved:
         if current is None:
             row.scheduled_at, row.replayed = timezone.now(), 0
-        row.from_filed_at, row.from_match_id = position
-        # Whatever a replayer kept in memory described the ratings before the old position.
+        row.from_filed_at, row.from_match_id = min(position, current or position)
+        # Whatever a replayer kept in memory described the ratings before the old position,
+        # or a step under way read the old seats.
         row.generation += 1
         row.save()
     if settings.RATINGS_REPLAY == "inline":
@@ -325,7 +329,7 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     if first is None:
         PlayerRating.objects.filter(player=keep).delete()
         return
-    _schedule(_match_position(first))
+    _schedule(_match_position(first), seats_moved=True)
 
 
 def ratings_matches_deleted(*, since: Position | None) -> None:
@@ -434,9 +438,12 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
     step writes PlayerRating and clears it); the outcome and how many matches it re-rated.
     owner names the process: one replays at a time, under a lease.
 
-    The reads and the rating happen before the transaction, against the league as the
-    stamp's version found it; the transaction only writes, once it has checked that
-    nothing the step read has moved since (else: MOVED, and the step is taken again)."""
+    The reads and the rating happen before the transaction; the transaction only writes,
+    once it has checked that what the step read still stands: the same generation (no move
+    back, no seats changing hands) and the same filed matches from the position (none
+    undone among them, none filed in their midst, and for the last step none after them).
+    Else: MOVED, and the step is taken again. Filings at the end of the league, the usual
+    write during a replay, leave a step that is not the last untouched."""
     alias = connection.alias
     row = RatingsReplay.objects.filter(pk=1).first()
     position = _replay_position(row)
@@ -449,17 +456,17 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
         kept = _kept.get(alias)
     if kept is None or (kept.generation, kept.position) != (row.generation, position):
         kept = _Kept(row.generation, position, _states_before(position))
-    league = _league_version()
     states = dict(kept.states)
     step = _rerate(position, states, unfiling=unfiling)
     with transaction.atomic():
         # The league's lock first, as every filing takes it: a filing never reads "pending"
-        # from a replay that is finishing without it. Every filing, undo or merge moves the
-        # stamp: the same version means the matches read above are still the filed ones.
-        if _league_version(lock=True) != league:
-            return Step.MOVED, 0
+        # from a replay that is finishing without it (and, once it has the lock, this
+        # transaction sees every filing that had it).
+        StandingsStamp.objects.select_for_update().filter(pk=1).values_list("pk").first()
         locked = RatingsReplay.objects.select_for_update().get(pk=1)
         if (locked.generation, _replay_position(locked)) != (kept.generation, kept.position):
+            return Step.MOVED, 0
+        if _upcoming(position, unfiling) != step.upcoming:
             return Step.MOVED, 0
         if _leased_elsewhere(locked, owner, now):
             return Step.BUSY, 0
@@ -490,13 +497,6 @@ def replay_step(*, owner: str, unfiling: int | None = None) -> tuple[Step, int]:
     return outcome, step.done
 
 
-def _league_version(*, lock: bool = False) -> int | None:
-    stamps = StandingsStamp.objects.filter(pk=1)
-    if lock:
-        stamps = stamps.select_for_update()
-    return stamps.values_list("version", flat=True).first()
-
-
 UPSERT_COLUMNS = (
     "match_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "place", "ranked",
     "number", "run", "longest_run", "best_place",
@@ -512,6 +512,7 @@ class _Rerated:
     last: Position | None
     match_ids: list[int]
     rows: list[tuple]
+    upcoming: list[Position]  # the matches read, and the one after them if any
 
     def write(self) -> None:
         """One upsert for every row, keyed on (match, player), so nothing stored has to be
@@ -537,21 +538,27 @@ class _Rerated:
         RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
 
 
+def _upcoming(position: Position, unfiling: int | None) -> list[Position]:
+    """The next STEP_MATCHES filed matches from position, and the one after them if any."""
+    filed_at, match_id = position
+    return [
+        (at, pk)
+        for at, pk in Match.objects.filed()
+        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
+        .exclude(pk=unfiling)
+        .order_by("filed_at", "pk")
+        .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
+    ]
+
+
 def _rerate(
     position: Position, states: dict[int, State], *, unfiling: int | None = None
 ) -> _Rerated:
     """Rate the next STEP_MATCHES filed matches from position, updating states; what to
     write for them."""
-    filed_at, match_id = position
-    upcoming = list(
-        Match.objects.filed()
-        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
-        .exclude(pk=unfiling)
-        .order_by("filed_at", "pk")
-        .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
-    )
+    upcoming = _upcoming(position, unfiling)
     batch = upcoming[:STEP_MATCHES]
-    step = _Rerated(len(batch), None, [pk for _, pk in batch], [])
+    step = _Rerated(len(batch), None, [pk for _, pk in batch], [], upcoming)
     if not batch:
         return step
     for seating in _seatings(Match.objects.filter(pk__in=step.match_ids)):

@@ -112,9 +112,10 @@ class TestSteps:
         replay_step(owner="a")  # the first step reads every player's state once
         positions = []
         for _ in range(2):
-            # Read the replay row, the stamp's version, the next matches, their seats and
-            # stored changes; then in a savepoint lock the stamp and the row, write what moved
-            # (one executemany) and move the position: however long the league's history.
+            # Read the replay row, the next matches and their seats; then in a savepoint lock
+            # the stamp and the row, read the next matches again (nothing undone or filed in
+            # their midst), upsert the rows (one executemany), delete strays and move the
+            # position: however long the league's history.
             with django_assert_num_queries(11):
                 outcome, done = replay_step(owner="a")
             assert (outcome, done) == (Step.STEPPED, 2)
@@ -269,3 +270,100 @@ class TestATableDeletedInTheAdmin:
         assert rating_problems() == []
         assert api_rows(client) == league.expected_rows()
         assert not PlayerRating.objects.filter(player__name__in=["Cy", "Dee"]).exists()
+
+
+class TestAStepRacedByAWrite:
+    """What a step read before its transaction may be overtaken by a write; the step then
+    writes nothing and is taken again, unless the write was a filing at the end."""
+
+    def _step_raced_by(self, write, monkeypatch) -> tuple[Step, int]:
+        real = replay._rerate
+
+        def rerate_then_write(*args, **kwargs):
+            read = real(*args, **kwargs)
+            write()
+            return read
+
+        monkeypatch.setattr(replay, "_rerate", rerate_then_write)
+        try:
+            return replay_step(owner="a")
+        finally:
+            monkeypatch.setattr(replay, "_rerate", real)
+
+    def test_a_filing_at_the_end_leaves_a_step_that_is_not_the_last_alone(
+        self, manual, client, host, monkeypatch
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league, front, _ = league_with_an_old_crowning(host, later=5)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
+        outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
+        assert outcome == (Step.STEPPED, 2)
+        ratings_settle(owner="a")
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_a_filing_after_the_last_steps_read_makes_it_read_again(
+        self, manual, client, host, monkeypatch
+    ):
+        league, front, _ = league_with_an_old_crowning(host, later=2)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
+        outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
+        assert outcome == (Step.MOVED, 0)  # settling now would leave the new match unrated
+        assert RatingsReplay.objects.get().pending
+        ratings_settle(owner="a")
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_an_undo_among_the_steps_matches_makes_it_read_again(
+        self, manual, client, host, monkeypatch
+    ):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 3)
+        league = League()
+        early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
+        back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
+        play_out(early, ["Hal", "Bob"], league)
+        play_out(back, ["Eve", "Bob"], league)
+        play_out(back, ["Bob", "Eve"], league)
+        last = play_out(back, ["Eve", "Ann"], league)
+        services.table_undo_last(table_id=early.pk, tap_id=None, by=host)  # the replay's start
+        league.filed.pop(0)
+
+        def undo_back():
+            services.table_undo_last(table_id=back.pk, tap_id=None, by=host)
+            league.filed.pop()
+
+        assert self._step_raced_by(undo_back, monkeypatch) == (Step.MOVED, 0)
+        assert not RatingChange.objects.filter(match=last).exists()
+        ratings_settle(owner="a")
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
+
+    def test_a_merge_during_a_step_makes_it_read_again(self, manual, client, host, monkeypatch):
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league = League()
+        front = make_table(host=host, players=ROSTER, name="Front")
+        one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
+        two = make_table(host=host, players=["Dee", "Bobby", "Eve"], name="Two")
+        play_out(front, ["Dee", "Cy", "Bob"], league)
+        for _ in range(2):
+            play_out(one, ["Cy", "Bob"], league)
+            play_out(two, ["Eve", "Bobby"], league)
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(0)
+        bob = one.matches.first().seats.get(player__name="Bob").player
+
+        def merge():
+            player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+
+        assert self._step_raced_by(merge, monkeypatch) == (Step.MOVED, 0)
+        ratings_settle(owner="a")
+        league.filed = [
+            (mode, [("Bob" if name == "Bobby" else name, place) for name, place in seating])
+            for mode, seating in league.filed
+        ]
+        assert rating_problems() == []
+        assert api_rows(client) == league.expected_rows()
