@@ -58,6 +58,22 @@ def league_with_an_old_crowning(host, later: int = 3) -> tuple[League, object, o
     return league, front, undone
 
 
+def settle_and_check(client, league: League, owner: str = "settle") -> None:
+    """Run the replay to its end: the stored ratings equal a recompute, and the list equals
+    openskill's own ratings of what the league filed."""
+    ratings_settle(owner=owner)
+    assert rating_problems() == []
+    assert api_rows(client) == league.expected_rows()
+
+
+def merge_names(league: League, drop: str, keep: str) -> None:
+    """What the league filed, as the players read it after drop's record joined keep's."""
+    league.filed = [
+        (mode, [(keep if name == drop else name, place) for name, place in seating])
+        for mode, seating in league.filed
+    ]
+
+
 class TestAnOldCrowningsUndo:
     def test_the_undo_only_moves_the_replay_and_the_ratings_shown_stay_settled(
         self, manual, client, host
@@ -137,9 +153,7 @@ class TestSteps:
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
         assert replay_step(owner="second") == (Step.STEPPED, 2)
         assert RatingsReplay.objects.get().from_match_id > position
-        ratings_settle(owner="second")
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        settle_and_check(client, league, owner="second")
 
     def test_another_process_waits_while_the_lease_holds(self, manual, host, monkeypatch):
         monkeypatch.setattr(replay, "STEP_MATCHES", 1)
@@ -189,9 +203,7 @@ class TestSteps:
         league.filed.pop(0)
         row = RatingsReplay.objects.get()
         assert row.generation == generation + 1  # what "a" kept in memory is void
-        ratings_settle(owner="a")
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        settle_and_check(client, league, owner="a")
 
     def test_a_merge_is_replayed_in_steps_too(self, manual, client, host):
         league = League()
@@ -206,13 +218,8 @@ class TestSteps:
         assert stored_ratings() == [r for r in ratings_before if r[0] in set(
             PlayerRating.objects.values_list("player_id", flat=True))]  # fmt: skip
         assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
-        ratings_settle()
-        league.filed = [
-            (mode, [("Bob" if name == "Bobby" else name, place) for name, place in seating])
-            for mode, seating in league.filed
-        ]
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        merge_names(league, "Bobby", "Bob")
+        settle_and_check(client, league)
 
     def test_the_rebuild_reports_its_progress(self, manual, host, monkeypatch):
         monkeypatch.setattr(replay, "STEP_MATCHES", 2)
@@ -300,9 +307,7 @@ class TestAStepRacedByAWrite:
         side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
         outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
         assert outcome == (Step.STEPPED, 2)
-        ratings_settle(owner="a")
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        settle_and_check(client, league, owner="a")
 
     def test_a_filing_after_the_last_steps_read_makes_it_read_again(
         self, manual, client, host, monkeypatch
@@ -314,9 +319,7 @@ class TestAStepRacedByAWrite:
         outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
         assert outcome == (Step.MOVED, 0)  # settling now would leave the new match unrated
         assert RatingsReplay.objects.get().pending
-        ratings_settle(owner="a")
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        settle_and_check(client, league, owner="a")
 
     def test_an_undo_among_the_steps_matches_makes_it_read_again(
         self, manual, client, host, monkeypatch
@@ -338,9 +341,7 @@ class TestAStepRacedByAWrite:
 
         assert self._step_raced_by(undo_back, monkeypatch) == (Step.MOVED, 0)
         assert not RatingChange.objects.filter(match=last).exists()
-        ratings_settle(owner="a")
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        settle_and_check(client, league, owner="a")
 
     def test_a_merge_during_a_step_makes_it_read_again(self, manual, client, host, monkeypatch):
         monkeypatch.setattr(replay, "STEP_MATCHES", 2)
@@ -360,10 +361,5 @@ class TestAStepRacedByAWrite:
             player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
 
         assert self._step_raced_by(merge, monkeypatch) == (Step.MOVED, 0)
-        ratings_settle(owner="a")
-        league.filed = [
-            (mode, [("Bob" if name == "Bobby" else name, place) for name, place in seating])
-            for mode, seating in league.filed
-        ]
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
+        merge_names(league, "Bobby", "Bob")
+        settle_and_check(client, league, owner="a")
