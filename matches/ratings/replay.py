@@ -61,11 +61,17 @@ replay_scheduled = Signal()
 Position = tuple[datetime.datetime, int]  # (filed_at, match id): filing order
 
 
-def _filed_after(match: Match, *, inclusive: bool = False) -> QuerySet[Match]:
-    same_time = Q(pk__gte=match.pk) if inclusive else Q(pk__gt=match.pk)
+def _filed_from(position: Position) -> QuerySet[Match]:
+    """The filed matches at position or after it in filing order."""
+    filed_at, match_id = position
     return Match.objects.filed().filter(
-        Q(filed_at__gt=match.filed_at) | (Q(filed_at=match.filed_at) & same_time)
+        Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id)
     )
+
+
+def _filed_after(match: Match) -> QuerySet[Match]:
+    # Ids are integers: the position just past the match's own.
+    return _filed_from((cast("datetime.datetime", match.filed_at), match.pk + 1))
 
 
 def _seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
@@ -540,15 +546,12 @@ class _Rerated:
 
 def _upcoming(position: Position, unfiling: int | None) -> list[Position]:
     """The next STEP_MATCHES filed matches from position, and the one after them if any."""
-    filed_at, match_id = position
-    return [
-        (at, pk)
-        for at, pk in Match.objects.filed()
-        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
-        .exclude(pk=unfiling)
-        .order_by("filed_at", "pk")
-        .values_list("filed_at", "pk")[: STEP_MATCHES + 1]
-    ]
+    matches = _filed_from(position)
+    if unfiling is not None:
+        matches = matches.exclude(pk=unfiling)
+    rows = matches.order_by("filed_at", "pk").values_list("filed_at", "pk")
+    # Filed matches: filed_at is set.
+    return [(cast("datetime.datetime", at), pk) for at, pk in rows[: STEP_MATCHES + 1]]
 
 
 def _rerate(
@@ -602,7 +605,7 @@ def ratings_settle(
     while True:
         if progress is not None and total is None:
             position = _pending_position()
-            total = 0 if position is None else _filed_from(position)
+            total = 0 if position is None else _filed_from(position).count()
         outcome, rerated = replay_step(owner=owner, unfiling=unfiling)
         done += rerated
         if progress is not None and total is not None:
@@ -611,15 +614,6 @@ def ratings_settle(
             return done
         if outcome is Step.BUSY:
             time.sleep(0.2)
-
-
-def _filed_from(position: Position) -> int:
-    filed_at, match_id = position
-    return (
-        Match.objects.filed()
-        .filter(Q(filed_at__gt=filed_at) | Q(filed_at=filed_at, pk__gte=match_id))
-        .count()
-    )
 
 
 def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, RatedState]]]:
