@@ -3,7 +3,8 @@
 Every seat, tap, tally and rating follows, and every cached page that shows names
 (standings, ratings, table pages, the TV) is refreshed at once."""
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 from django.core.exceptions import ValidationError
@@ -26,7 +27,7 @@ from matches.models import (
 from matches.org.hosts import User, require_host
 from matches.ratings import replay
 from matches.results.filing import players_recount
-from matches.rules.names import clean_name, name_key
+from matches.rules.names import clean_name, fold_key, name_key, near_names
 from matches.rules.scoring import COUNT_FIELDS
 
 PLAYER_NAME_TAKEN = _(
@@ -177,3 +178,60 @@ def player_merge(*, keep_id: int, other_name: str, by: User) -> Player:
 def player_names_like(*, player: Player) -> list[str]:
     """Other players' names, for the merge form's suggestions."""
     return list(Player.objects.filter(~Q(pk=player.pk)).values_list("name", flat=True))
+
+
+# --- Near names and the seat picker's search (issue 22) ---
+
+# At most this many known players are offered for one name in doubt, and found per search.
+NEAR_NAMES_SHOWN = 3
+SEARCH_RESULTS = 8
+
+
+@dataclass(frozen=True)
+class NameInDoubt:
+    """A typed name no player has, but close to the known players' names (best first)."""
+
+    typed: str
+    known: list[str]
+
+
+def players_in_doubt(*, names: Sequence[str], settled: Collection[str] = ()) -> list[NameInDoubt]:
+    """The typed names that are no player's but close to some (rules.names.near_names), in
+    the order typed; settled holds the names the host already chose to add as new players.
+    Two queries at most: the league is read only when a name is new."""
+    settled_keys = {name_key(name) for name in settled}
+    typed = {name_key(name): name for name in names}
+    known = set(Player.objects.filter(key__in=typed).values_list("key", flat=True))
+    new = [name for key, name in typed.items() if key not in known and key not in settled_keys]
+    if not new:
+        return []
+    league = list(Player.objects.order_by("key").values_list("name", flat=True))
+    doubts = []
+    for name in new:
+        close = near_names(name, league)
+        if close:
+            doubts.append(NameInDoubt(typed=name, known=close[:NEAR_NAMES_SHOWN]))
+    return doubts
+
+
+def players_search(*, query: str, limit: int = SEARCH_RESULTS) -> list[Player]:
+    """The league's players whose name holds what was typed, ignoring case, accents and
+    width ("zoe" finds "Zoë"): names starting with it first, then a word starting with it,
+    then the rest; at most limit. One query."""
+    folded = fold_key(query)
+    if not folded:
+        return []
+    found = []
+    for player in Player.objects.only("id", "name"):
+        name = fold_key(player.name)
+        if folded not in name:
+            continue
+        if name.startswith(folded):
+            rank = 0
+        elif any(word.startswith(folded) for word in name.split(" ")):
+            rank = 1
+        else:
+            rank = 2
+        found.append((rank, name, player.pk, player))
+    found.sort(key=lambda row: row[:3])
+    return [row[3] for row in found[:limit]]

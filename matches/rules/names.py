@@ -3,6 +3,7 @@ encoding or spacing, and never a name with invisible characters. Players', table
 seasons' names all follow these rules; only their limits and words differ."""
 
 import unicodedata
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from django.core.exceptions import ValidationError
@@ -76,3 +77,71 @@ def name_key(name: str) -> str:
     "Ann Lee", and full-width "Ann" and "Ann" (NFKC, again after folding, as Unicode's
     NFKC_Casefold does)."""
     return unicodedata.normalize("NFKC", normalise_name(name).casefold())
+
+
+# --- Near names: a typed name that may be meant as a known player's (issue 22) ---
+
+# One letter apart is asked about only between names at least this long: "Ann" and "Ian"
+# are two people far more often than a typo.
+NEAR_MIN_LETTERS = 5
+
+
+def fold_key(name: str) -> str:
+    """name_key without accents: "Zoë", "ZOE" and full-width "Zoe" all fold to "zoe"."""
+    decomposed = unicodedata.normalize("NFKD", name_key(name))
+    bare = "".join(char for char in decomposed if not unicodedata.combining(char))
+    return unicodedata.normalize("NFC", bare)
+
+
+def _letters(folded: str) -> int:
+    return sum(1 for char in folded if not char.isspace())
+
+
+def one_edit_apart(first: str, second: str) -> bool:
+    """True when one letter changed, added or taken away turns one string into the other."""
+    if first == second or abs(len(first) - len(second)) > 1:
+        return False
+    if len(first) > len(second):
+        first, second = second, first
+    # first is the shorter (or as long): skip the common prefix, then the rest must agree
+    # after one substitution (same length) or one insertion into first.
+    i = 0
+    while i < len(first) and first[i] == second[i]:
+        i += 1
+    if len(first) == len(second):
+        return first[i + 1 :] == second[i + 1 :]
+    return first[i:] == second[i + 1 :]
+
+
+def _first_name(folded: str) -> str | None:
+    words = folded.split(" ")
+    return words[0] if len(words) > 1 else None
+
+
+def near_names(typed: str, known: Iterable[str]) -> list[str]:
+    """The known names a typed name may be meant as, most likely first, or none when the
+    typed name is a known one (name_key: same case, width, spacing). Close is: the same once
+    accents are dropped too ("Zoe" for "Zoë"); one letter apart, both names at least
+    NEAR_MIN_LETTERS long ("Margret" for "Margaret"); or a one-word name that is the first
+    name of exactly one known player ("Zoë" for "Zoë Martins")."""
+    key, folded = name_key(typed), fold_key(typed)
+    names = list(dict.fromkeys(known))
+    if any(name_key(name) == key for name in names):
+        return []
+    same, typo, first = [], [], []
+    first_names: dict[str, list[str]] = {}
+    for name in names:
+        other = fold_key(name)
+        if other == folded:
+            same.append(name)
+        elif min(_letters(folded), _letters(other)) >= NEAR_MIN_LETTERS and one_edit_apart(
+            folded, other
+        ):
+            typo.append(name)
+        first_name = _first_name(other)
+        if first_name is not None:
+            first_names.setdefault(first_name, []).append(name)
+    if " " not in folded and len(first_names.get(folded, [])) == 1:
+        first = first_names[folded]
+    ordered = sorted(same, key=fold_key) + sorted(typo, key=fold_key) + first
+    return list(dict.fromkeys(ordered))

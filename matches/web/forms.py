@@ -1,10 +1,11 @@
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.http import QueryDict
 from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +13,7 @@ from matches.core.errors import RuleError
 from matches.models import HostProfile, Season, Table
 from matches.org import hosts
 from matches.play import services
+from matches.results import players as league_players
 from matches.results import seasons
 from matches.rules import showdown
 from matches.rules.hands import HandError
@@ -25,6 +27,7 @@ from matches.rules.limits import (
     SHOWDOWN_MAX_HANDS,
     TABLE_NAME_MAX_LENGTH,
 )
+from matches.rules.names import name_key, normalise_name
 
 if TYPE_CHECKING:
     # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
@@ -71,7 +74,68 @@ def name_field(
     )
 
 
-class LaunchForm(forms.Form):
+# --- Did you mean? (issue 22): a new name close to a known player's is asked about ---
+
+NAMES_IN_DOUBT = _(
+    "Nothing was saved: some names are close to players already in the league. Choose for "
+    "each one below."
+)
+# The radio value that keeps the name as typed: a new player.
+ADD_NEW = "new"
+USE_PREFIX = "use:"
+
+
+class AsksAboutNearNames(forms.Form):
+    """A roster form that asks before adding a player whose name is close to a known one
+    (results.players.players_in_doubt). The host's answers come back as radios doubt-<n>
+    ("use:<known name>" or "new") with the name asked about in doubt-<n>-name; a name to
+    use replaces the typed line in the players box, a name to add is remembered in hidden
+    new_player fields, for this form only, so it is not asked about again."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.doubts: list[league_players.NameInDoubt] = []
+        self.added_new: list[str] = []
+        if self.is_bound:
+            # The view passes request.POST (immutable): a copy, so a name chosen to use
+            # replaces the typed one in the box the page shows again.
+            data = cast("QueryDict", self.data).copy()
+            self.data = data
+            self._apply_answers(data)
+
+    def _apply_answers(self, data: QueryDict) -> None:
+        added = list(data.getlist("new_player"))
+        uses: dict[str, str] = {}
+        for index in range(MAX_PLAYERS):
+            typed, answer = data.get(f"doubt-{index}-name"), data.get(f"doubt-{index}")
+            if not typed or not answer:
+                continue
+            if answer == ADD_NEW:
+                added.append(typed)
+            elif answer.startswith(USE_PREFIX) and answer[len(USE_PREFIX) :].strip():
+                uses[name_key(typed)] = normalise_name(answer[len(USE_PREFIX) :])
+        typed_players = data.get("players")
+        if uses and isinstance(typed_players, str):
+            lines = typed_players.splitlines()
+            data["players"] = "\n".join(uses.get(name_key(line), line) for line in lines)
+        used = {name_key(name) for name in uses.values()}
+        kept: dict[str, str] = {}
+        for name in added:
+            if name.strip() and name_key(name) not in used:
+                kept.setdefault(name_key(name), normalise_name(name))
+        self.added_new = list(kept.values())
+
+    def clean(self) -> dict:
+        cleaned = super().clean() or {}
+        names = cleaned.get("players")
+        if names:
+            self.doubts = league_players.players_in_doubt(names=names, settled=self.added_new)
+            if self.doubts:
+                raise forms.ValidationError(NAMES_IN_DOUBT, code="names_in_doubt")
+        return cleaned
+
+
+class LaunchForm(AsksAboutNearNames):
     label_suffix = ""
 
     name = name_field(
@@ -105,7 +169,7 @@ class LaunchForm(forms.Form):
 BAD_ROSTER = _("That roster could not be read; nothing was changed. Reload the page and try again.")
 
 
-class RosterForm(forms.Form):
+class RosterForm(AsksAboutNearNames):
     label_suffix = ""
 
     match = forms.IntegerField(
