@@ -10,7 +10,6 @@ from django.db.models import Count, F, OuterRef, Prefetch, Subquery
 
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import tonight
-from matches.ratings import selectors as ratings
 from matches.rules.scoring import finished_place, points_for, shown_place
 
 if TYPE_CHECKING:
@@ -183,13 +182,6 @@ def board_after_tap(
         # The next match opened with the filed match's seating: no roster change to lose.
         undo_drops_roster=False,
     )
-
-
-def tv_ratings(*, tonight: "list[tonight.TonightRow]") -> dict[int, ratings.RatingRow]:
-    """The league rating of each player in the TV's tonight table, by player id; one query,
-    none before anyone filed tonight."""
-    rows = ratings.ratings_of(player_ids=[row.player_id for row in tonight])
-    return {row.player_id: row for row in rows}
 
 
 class _OpenMatchCounts(TypedDict):

@@ -46,12 +46,6 @@ def host_name(account, viewer) -> str:
 
 
 @register.filter
-def rating_of(ratings: dict, player_id: int):
-    """`{% with rating=ratings|rating_of:row.player_id %}`: one player's row of a rating map."""
-    return ratings.get(player_id)
-
-
-@register.filter
 def rival_items(rivals, players_url: str) -> str:
     """The head-to-head list's items, each linking its opponent: built in one pass, as a
     busy player has a hundred and more of them."""

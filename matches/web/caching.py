@@ -111,18 +111,11 @@ def _generation(stamped: Stamped) -> str:
     return "g" + _digest(f"{stamped.epoch}:{stamped.table.created_at.isoformat()}", 4)
 
 
-def _league(kind: str, stamped: Stamped) -> tuple:
-    # The TV shows league ratings, which a filing at another table changes: its tag and kept
-    # readings name the league's version too (read with the table row, no query of its own).
-    return (f"l{stamped.league}",) if kind == TV_PAGE[0] else ()
-
-
 def _tag(kind: str, stamped: Stamped, variant: tuple) -> str:
     return etag(
         f"{kind}{stamped.pk}",
         f"v{stamped.version}",
         _generation(stamped),
-        *_league(kind, stamped),
         *variant,
     )
 
@@ -279,7 +272,6 @@ def _read_key(kind: tuple, stamped: Stamped, night: str) -> tuple:
         stamped.pk,
         stamped.version,
         _generation(stamped),
-        *_league(kind[0], stamped),
         night,
     )
 

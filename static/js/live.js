@@ -1,7 +1,8 @@
 // Brag Tables: what a watcher sees of the polling. "live · updated 3 s ago" while the polls
 // (or the tap queue's answers) come back, "offline · last contact 21:14" when they do not;
-// and the result card that a tap hides. The page works without it (it then refreshes
-// itself); app.js does the polling's ETags.
+// the result card that a tap hides; and the crowning moment on the TV and a spectator's
+// page. The page works without it (it then refreshes itself and shows the latest result);
+// app.js does the polling's ETags.
 (function () {
   "use strict";
   var DISMISSED = "brag-dismissed-results";
@@ -119,6 +120,59 @@
       // private browsing without storage: the card still hides until the next swap
     }
     card.hidden = true;
+  });
+
+  // The crowning moment. Each fragment carries the latest filed match (#crowning, hidden,
+  // with its filing time). When a poll brings one filed after every crowning this page has
+  // seen, a copy of it is shown over the page for the #live element's data-moment-seconds,
+  // outside #live so that the next polls do not take it away. The one the page opened with
+  // is old news, and an undone crowning brings back an older one: neither is a moment.
+  var MOMENT_ID = "crowning-moment";
+  var seenAt = crownedAt(document.getElementById("crowning"));
+  var momentTimer = null;
+
+  function crownedAt(element) {
+    var at = element ? parseInt(element.getAttribute("data-crowned-at"), 10) : NaN;
+    return isNaN(at) ? 0 : at; // 0: nothing filed at this table yet
+  }
+
+  function endMoment() {
+    var shown = document.getElementById(MOMENT_ID);
+    if (shown) {
+      shown.parentNode.removeChild(shown);
+    }
+    clearTimeout(momentTimer);
+    momentTimer = null;
+  }
+
+  function showMoment(source) {
+    var live = document.getElementById("live");
+    var seconds = parseFloat(live && live.getAttribute("data-moment-seconds"));
+    endMoment();
+    var moment = source.cloneNode(true);
+    moment.id = MOMENT_ID;
+    moment.removeAttribute("hidden");
+    moment.classList.add("is-shown");
+    moment.setAttribute("role", "status");
+    document.body.appendChild(moment);
+    momentTimer = setTimeout(endMoment, (isNaN(seconds) ? 10 : seconds) * 1000);
+  }
+
+  document.addEventListener("htmx:afterSwap", function () {
+    var latest = document.getElementById("crowning");
+    if (!latest) {
+      return; // the host's board: the result card is the host's news
+    }
+    var at = crownedAt(latest);
+    if (at > seenAt && latest.querySelector(".crowning-card")) {
+      showMoment(latest);
+    }
+    seenAt = Math.max(seenAt, at);
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest && event.target.closest("#" + MOMENT_ID)) {
+      endMoment(); // a spectator's tap puts the board back at once
+    }
   });
 
   if (box) {

@@ -332,7 +332,8 @@
         pageCard.hidden = pageCard.hidden || !pageShowsIt;
       }
       if (card && !pageShowsIt) {
-        side.appendChild(dataCard(card, p.resultPending));
+        // Where the page's own card goes: above tonight's totals.
+        side.insertBefore(dataCard(card, p.resultPending), side.querySelector(":scope > .tonight"));
       }
       if (ready.length || server !== pageBoard) {
         side.querySelectorAll(".messages").forEach(function (m) {

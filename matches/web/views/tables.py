@@ -424,8 +424,7 @@ def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpR
 
 def _read_tv(table: Table) -> tuple:
     board = selectors.table_board(table=table, last_result=True)
-    tonight_rows = tonight.table_tonight(table=table)
-    return board, tonight_rows, selectors.tv_ratings(tonight=tonight_rows)
+    return board, tonight.table_tonight(table=table)
 
 
 @require_safe
@@ -436,12 +435,11 @@ def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
 
     def render_tv(snapshot: Snapshot) -> HttpResponse:
-        board, tonight_rows, ratings = snapshot.content
+        board, tonight_rows = snapshot.content
         context = {
             "table": snapshot.table,
             "board": board,
             "tonight": tonight_rows,
-            "ratings": ratings,
             "poll_seconds": POLL_SECONDS,
             "closed_poll_seconds": CLOSED_POLL_SECONDS,
         }
