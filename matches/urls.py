@@ -7,6 +7,7 @@ from matches.web.views import offline
 from matches.web.views import players as views_players
 from matches.web.views import rules as views_rules
 from matches.web.views import seasons as views_seasons
+from matches.web.views import seating as views_seating
 from matches.web.views import standings as views_standings
 from matches.web.views import tables as views
 
@@ -52,4 +53,6 @@ urlpatterns = [
     path("rules/", views_rules.rules, name="rules"),
     path("rules/showdown/", views_rules.showdown_page, name="showdown"),
     path("api/showdown/", views_rules.api_showdown, name="api_showdown"),
+    # Issue 22: the seat picker's search (hosts only).
+    path("api/players/search/", views_seating.api_player_search, name="api_player_search"),
 ]

@@ -420,3 +420,26 @@ def table_results(*, table: Table, chunk: int | None = None) -> Iterator[Seat]:
         if len({seat.match_id for seat in seats}) < chunk:
             return
         after = seats[-1].match.number
+
+
+# --- The seat picker's "Same players as last time" (issue 22) ---
+
+
+def last_seating(
+    *, table: Table | None = None, host=None, excluding_match_id: int | None = None
+) -> list[str]:
+    """The names seated, in order, in the latest match of a table (but excluding_match_id,
+    the one being edited), or of the latest table the host launched; [] when there is none.
+    One query."""
+    matches = Match.objects.all()
+    if table is not None:
+        matches = matches.filter(table=table)
+    elif host is not None and host.is_authenticated:
+        matches = matches.filter(table__created_by=host)
+    else:
+        return []
+    if excluding_match_id is not None:
+        matches = matches.exclude(pk=excluding_match_id)
+    latest = matches.order_by("-table__created_at", "-table_id", "-id").values("id")[:1]
+    seats = Seat.objects.filter(match=Subquery(latest)).order_by("position")
+    return list(seats.values_list("player__name", flat=True))

@@ -85,7 +85,8 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
             form.add_error(None, error.message)
         else:
             return redirect("matches:table", table_id=table.pk)
-    return render(request, "matches/table_new.html", {"form": form})
+    context = {"form": form, "last_seating": selectors.last_seating(host=request.user)}
+    return render(request, "matches/table_new.html", context)
 
 
 def _render_board(
@@ -248,7 +249,9 @@ def table_roster(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         else:
             messages.success(request, feedback.roster_saved(match.number))
             return redirect("matches:table", table_id=table.pk)
-    context = {"table": table, "board": board, "form": form}
+    editing = board.match.pk if board.match is not None else None  # never None here
+    last = selectors.last_seating(table=table, excluding_match_id=editing)
+    context = {"table": table, "board": board, "form": form, "last_seating": last}
     return render(request, "matches/roster.html", context)
 
 
