@@ -1,6 +1,7 @@
 """Server-rendered SVG charts: plain coordinates and labels for the templates, no chart
 library. The player chart has two panels over the same x axis (the player's matches, oldest
-left): the rating with its uncertainty band, and the place of each match."""
+left): the rating, on an axis around the player's own values, with its recent trend; and the
+place of each match."""
 
 import math
 from dataclasses import dataclass
@@ -21,6 +22,9 @@ RATING_TOP, RATING_BOTTOM = 40, 220
 PLACES_TOP, PLACES_BOTTOM = 270, 400
 AXIS_LABEL_Y = 440
 HEIGHT = 460
+# The recent trend: a straight line fitted to the rating over the latest matches, and a
+# sentence saying how far it moved over them.
+TREND_MATCHES = 10
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,8 @@ class PlayerChart:
     places_bottom: int
     axis_label_y: int
     rating_line: str  # polyline points: the rating shown after each match
-    rating_band: str  # polygon points: the rating's uncertainty, mu ± 3 sigma
+    trend_line: str  # line points: the trend over the latest matches ("" with fewer than 2)
+    trend: str  # the trend in words
     rating_marks: list[tuple[float, float]]
     rating_ticks: list[Tick]
     place_ticks: list[Tick]
@@ -80,6 +85,12 @@ class PlayerChart:
         )
 
 
+def _shown(finish: Finish) -> int:
+    """The rating shown after a match of the chart (profile.chart reads each with its rating)."""
+    assert finish.mu is not None and finish.sigma is not None
+    return shown_rating(finish.mu, finish.sigma)
+
+
 def _nice_step(span: float, count: int = 5) -> float:
     raw = span / count
     magnitude = 10 ** math.floor(math.log10(raw))
@@ -100,33 +111,76 @@ def _x_ticks(finishes: list[Finish], xs: list[float]) -> list[Tick]:
 
 
 def _rating_panel(finishes: list[Finish], xs: list[float]):
-    shown = [shown_rating(f.mu, f.sigma) for f in finishes]
-    # The band is mu ± 3 sigma on the same friendly scale; its lower edge is the rating.
-    upper = [shown_rating(f.mu + 6 * f.sigma, f.sigma) for f in finishes]
-    low, high = min(shown), max(upper)
+    shown = [_shown(f) for f in finishes]
+    # The axis hugs the player's own ratings (not the uncertainty, whose upper edge would
+    # flatten the line at the bottom of a band hundreds of points tall), with a little room.
+    low, high = min(shown), max(shown)
     step = _nice_step(max(high - low, 40))
-    bottom, top = math.floor(low / step) * step, math.ceil(high / step) * step
+    bottom = math.floor((low - step / 4) / step) * step
+    top = math.ceil((high + step / 4) / step) * step
 
     def y(value: float) -> float:
         return RATING_BOTTOM - (RATING_BOTTOM - RATING_TOP) * (value - bottom) / (top - bottom)
 
     line = " ".join(f"{x:.1f},{y(v):.1f}" for x, v in zip(xs, shown, strict=True))
-    if len(xs) == 1:  # one match: a short band so it still shows
-        xs_band = [xs[0] - 6, xs[0] + 6]
-        shown, upper = shown * 2, upper * 2
-    else:
-        xs_band = xs
-    band = " ".join(
-        [f"{x:.1f},{y(v):.1f}" for x, v in zip(xs_band, upper, strict=True)]
-        + [f"{x:.1f},{y(v):.1f}" for x, v in reversed(list(zip(xs_band, shown, strict=True)))]
-    )
-    marks = [(x, y(v)) for x, v in zip(xs, shown[: len(xs)], strict=True)]
+    marks = [(x, y(v)) for x, v in zip(xs, shown, strict=True)]
     ticks = []
     value = bottom
     while value <= top:
         ticks.append(Tick(at=y(value), label=str(int(value))))
         value += step
-    return line, band, marks, ticks
+    return line, _trend_line(xs, shown, y), marks, ticks
+
+
+def _trend_line(xs: list[float], shown: list[int], y) -> str:
+    """A least-squares line through the latest TREND_MATCHES ratings, as SVG line points."""
+    xs, values = xs[-TREND_MATCHES:], shown[-TREND_MATCHES:]
+    if len(xs) < 2:
+        return ""
+    mean_x, mean_v = sum(xs) / len(xs), sum(values) / len(values)
+    slope = sum((x - mean_x) * (v - mean_v) for x, v in zip(xs, values, strict=True)) / sum(
+        (x - mean_x) ** 2 for x in xs
+    )
+    ends = [(x, mean_v + slope * (x - mean_x)) for x in (xs[0], xs[-1])]
+    return " ".join(f"{x:.1f},{y(v):.1f}" for x, v in ends)
+
+
+def _trend(finishes: list[Finish]) -> str:
+    """How far the rating moved over the latest TREND_MATCHES matches, in words."""
+    window = finishes[-TREND_MATCHES:]
+    if len(finishes) > len(window):
+        before = finishes[-len(window) - 1]
+        start = _shown(before)
+    else:
+        start = shown_rating(*_before_first(finishes[0]))
+    end = _shown(window[-1])
+    values = {"count": len(window), "start": start, "end": end, "change": abs(end - start)}
+    if end > start:
+        return (
+            ngettext(
+                "Trend: up %(change)s over the last match, from %(start)s to %(end)s.",
+                "Trend: up %(change)s over the last %(count)s matches, from %(start)s to %(end)s.",
+                len(window),
+            )
+            % values
+        )
+    if end < start:
+        return (
+            ngettext(
+                "Trend: down %(change)s over the last match, from %(start)s to %(end)s.",
+                "Trend: down %(change)s over the last %(count)s matches, from %(start)s to %(end)s.",
+                len(window),
+            )
+            % values
+        )
+    return (
+        ngettext(
+            "Trend: unchanged over the last match, at %(end)s.",
+            "Trend: unchanged over the last %(count)s matches, at %(end)s.",
+            len(window),
+        )
+        % values
+    )
 
 
 def _places_panel(finishes: list[Finish], xs: list[float]):
@@ -179,7 +233,7 @@ def _summary(finishes: list[Finish]) -> str:
             _("The rating went from %(start)s to %(end)s.")
             % {
                 "start": shown_rating(*_before_first(first)),
-                "end": shown_rating(last.mu, last.sigma),
+                "end": _shown(last),
             },
             ngettext("%(wins)s of them was a win.", "%(wins)s of them were wins.", wins)
             % {"wins": wins},
@@ -200,7 +254,7 @@ def player_chart(profile: PlayerProfile) -> PlayerChart | None:
     if not finishes:
         return None
     xs = _x_positions(len(finishes))
-    line, band, marks, rating_ticks = _rating_panel(finishes, xs)
+    line, trend_line, marks, rating_ticks = _rating_panel(finishes, xs)
     place_ticks, dots = _places_panel(finishes, xs)
     return PlayerChart(
         width=WIDTH,
@@ -213,7 +267,8 @@ def player_chart(profile: PlayerProfile) -> PlayerChart | None:
         places_bottom=PLACES_BOTTOM,
         axis_label_y=AXIS_LABEL_Y,
         rating_line=line,
-        rating_band=band,
+        trend_line=trend_line,
+        trend=_trend(finishes),
         rating_marks=marks,
         rating_ticks=rating_ticks,
         place_ticks=place_ticks,

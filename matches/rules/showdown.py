@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 
-from matches.rules.hands import SUIT_SYMBOL, Category, HandError, Ranked, decided_by_suit, judge
+from matches.rules.hands import (
+    SUIT_SYMBOL,
+    Card,
+    Category,
+    HandError,
+    Ranked,
+    decided_by_suit,
+    judge,
+    parse_hand,
+)
 from matches.rules.limits import SHOWDOWN_MAX_HANDS
 
 if TYPE_CHECKING:
@@ -239,6 +248,36 @@ def showdown_judge(pairs: list[tuple[str, str]]) -> Verdict:
         seen.add(name)
     portuguese = (get_language() or "").startswith("pt")
     return Verdict(order=judge(dict(pairs), portuguese=portuguese))
+
+
+def showdown_problems(pairs: list[tuple[str, str]]) -> list[tuple[int | None, HandError]]:
+    """Every reason these (name, cards) pairs cannot be judged, not just the first: each with
+    the index of the pair it is about (None: the showdown as a whole), in the pairs' order.
+    A card already dealt to an earlier hand is the later hand's problem. Empty: judge them."""
+    if len(pairs) > SHOWDOWN_MAX_HANDS:
+        return [(None, HandError("too_many", token=str(len(pairs))))]
+    portuguese = (get_language() or "").startswith("pt")
+    problems: list[tuple[int | None, HandError]] = []
+    names: set[str] = set()
+    dealt: dict[Card, str] = {}  # each card dealt: whose hand holds it
+    for index, (name, text) in enumerate(pairs):
+        if name in names:
+            problems.append((index, HandError("same_name", player=name)))
+        names.add(name)
+        try:
+            cards = parse_hand(text, portuguese=portuguese)
+        except HandError as error:
+            problems.append((index, HandError(error.code, player=name, token=error.token)))
+            continue
+        for card in cards:
+            if card in dealt:
+                clash = HandError("card_twice", player=name, token=str(card), other=dealt[card])
+                problems.append((index, clash))
+            else:
+                dealt[card] = name
+    if len(pairs) < 2:
+        problems.append((None, HandError("too_few", token=str(len(pairs)))))
+    return problems
 
 
 def judge_json(body: bytes) -> Verdict:

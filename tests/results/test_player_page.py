@@ -9,8 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.models import Player
+from matches.models import Player, PlayerRating
+from matches.ratings.engine import shown_rating
 from matches.results import players as player_records
+from matches.results import profile
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
@@ -29,6 +31,23 @@ def crown(table, order, day: datetime.date | None = None):
 def page(client, name: str, **params) -> str:
     player = Player.objects.get(name=name)
     return client.get(reverse("matches:player", args=[player.pk]), params).content.decode()
+
+
+def rating_of(name: str) -> tuple[float, float]:
+    rating = PlayerRating.objects.get(player__name=name)
+    return rating.mu, rating.sigma
+
+
+def profile_of(name: str):
+    return profile.player_profile(player=Player.objects.get(name=name))
+
+
+def rating_ticks(svg: str) -> list[int]:
+    return sorted(int(t) for t in re.findall(r'class="tick-label"[^>]*>(\d{3,4})</text>', svg))
+
+
+def line_points(svg: str, kind: str) -> list[str]:
+    return re.search(rf'class="{kind}" points="([^"]+)"', svg).group(1).split()
 
 
 def summary(html: str) -> list[str]:
@@ -53,7 +72,7 @@ class TestChart:
             svg,
         )
         for label in [
-            "Rating (line) and its uncertainty (band)",
+            "Rating after each match (line) and its recent trend (dashed)",
             "Finishing place",
             "Match number in the player’s career (oldest left)",
         ]:
@@ -80,15 +99,60 @@ class TestChart:
                     "Out at a winner-takes-all table"]:  # fmt: skip
             assert f"</span> {key}</li>" in html
 
-    def test_one_match_still_draws_a_band_and_a_mark(self, host, client):
+    def test_one_match_draws_a_mark_on_an_axis_around_it(self, host, client):
         table = make_table(host=host, players=["Ann", "Ben", "Cy"], mode="winner_takes_all")
         crown(table, ["Ben", "Cy"])
         svg = re.search(r'<svg role="img".*?</svg>', page(client, "Ann"), re.S).group()
-        band = re.search(r'rating-band" points="([^"]+)"', svg).group(1).split()
-        assert len(band) == 4 and len({point.split(",")[0] for point in band}) == 2
         assert svg.count('class="rating-mark"') == 1
+        assert "rating-band" not in svg and "trend-line" not in svg
+        rating = shown_rating(*rating_of("Ann"))
+        ticks = rating_ticks(svg)
+        assert ticks[0] < rating < ticks[-1] and ticks[-1] - ticks[0] <= 40
         # Winner takes all names only the winner: the places axis has 1st only.
         assert re.findall(r'dominant-baseline="middle">([^<]*[a-z][^<]*)</text>', svg) == ["1st"]
+
+    def test_the_axis_hugs_the_ratings_and_the_trend_is_said(self, host, client):
+        """Issue 23: the band ran from 1000 to 3000 and the line lay flat at its foot."""
+        table = make_table(host=host, players=["Ann", "Ben", "Cy", "Dee"])
+        for _ in range(6):
+            crown(table, ["Dee", "Cy", "Ben"])  # Ann wins every match
+        html = page(client, "Ann")
+        svg = re.search(r'<svg role="img".*?</svg>', html, re.S).group()
+        ratings = [shown_rating(f.mu, f.sigma) for f in profile_of("Ann").chart]
+        ticks = rating_ticks(svg)
+        step = ticks[1] - ticks[0]
+        # The axis runs from just below the lowest rating to just above the highest.
+        assert ticks[0] <= min(ratings) < ticks[0] + step
+        assert ticks[-1] - step < max(ratings) <= ticks[-1]
+        assert len(ticks) <= 12
+        # The line spans the panel's height: its lowest and highest points are far apart.
+        ys = [float(p.split(",")[1]) for p in line_points(svg, "rating-line")]
+        assert max(ys) - min(ys) > 100
+        # The trend: a dashed line over the latest matches and a sentence.
+        assert len(line_points(svg, "trend-line")) == 2
+        assert (
+            f"Trend: up {ratings[-1] - 1000} over the last 6 matches, from 1000 to {ratings[-1]}."
+            in html
+        )
+
+    def test_the_trend_covers_the_latest_ten_matches(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        for _ in range(6):
+            crown(table, ["Cy", "Ben"])  # Ann wins
+        for _ in range(6):
+            crown(table, ["Ann", "Cy"])  # then Ann is out first
+        html = page(client, "Ann")
+        ratings = [shown_rating(f.mu, f.sigma) for f in profile_of("Ann").chart]
+        start, end = ratings[-11], ratings[-1]
+        assert start > end
+        assert f"Trend: down {start - end} over the last 10 matches, from {start} to {end}." in html
+
+    def test_a_sentence_says_how_rating_and_standings_differ(self, host, client):
+        table = make_table(host=host, players=["Ann", "Ben", "Cy"])
+        crown(table, ["Cy", "Ben"])
+        html = page(client, "Ann")
+        assert "Rating and standings are two different orders." in html
+        assert "points for places (3 for 1st, 2 for 2nd, 1 for 3rd at ranked tables)" in html
 
     def test_no_chart_before_a_filed_match(self, host, client):
         make_table(host=host, players=["Ann", "Ben", "Cy"])

@@ -186,14 +186,14 @@ READS = [
     # Home: open tables, closed tables and tonight's leaders of the open ones.
     ("home", {}, 3, 200, None),
     # The table page and the TV also read tonight's totals (one grouped query); each is one
-    # snapshot (the table row before, the version after). The TV also reads its players'
-    # league ratings.
+    # snapshot (the table row before, the version after). The TV also reads the last
+    # result's seats (it reads no league rating: issue 23).
     ("table", {"table_id"}, 7, 200, None),
     # The list of filed matches is one snapshot too: the row, a page of matches, the version.
     ("matches", {"table_id"}, 3, 200, None),
     ("match", {"table_id", "number"}, 4, 200, None),
     ("api_table", {"table_id"}, 6, 200, None),
-    ("tv", {"table_id"}, 9, 200, None),
+    ("tv", {"table_id"}, 8, 200, None),
     # The row (for the tag), then the results a chunk at a time as the file streams.
     ("table_results_csv", {"table_id"}, 2, 200, None),
     # Player, totals by mode, rating list, head-to-head, best night, the chart's matches, the

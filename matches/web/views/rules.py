@@ -19,10 +19,15 @@ def rules(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_safe
 def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
-    """Judge a showdown: a GET form (it changes nothing), so a result can be shared."""
-    submitted = any(key.startswith("hand_") for key in request.GET)
-    initial = ShowdownForm.initial_for(selectors.standing_names(request.GET.get("table", "")))
-    form = ShowdownForm(request.GET if submitted else None, initial=initial)
+    """Judge a showdown: a GET form (it changes nothing), so a result can be shared. It
+    shows the rows needed: a table's standing players (?table=), or two; "Add a player"
+    (add) shows the same form with one row more, judging nothing yet."""
+    adding = "add" in request.GET
+    submitted = not adding and any(key.startswith("hand_") for key in request.GET)
+    names = selectors.standing_names(request.GET.get("table", ""))
+    rows = ShowdownForm.rows_for(request.GET, names=names, adding=adding)
+    initial = request.GET.dict() if adding else ShowdownForm.initial_for(names)
+    form = ShowdownForm(request.GET if submitted else None, initial=initial, rows=rows)
     verdict = form.cleaned_data["verdict"] if submitted and form.is_valid() else None
     context = {"form": form, "verdict": verdict, "card_grid": showdown.CARD_GRID}
     status = 400 if submitted and not verdict else 200
