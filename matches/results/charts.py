@@ -209,7 +209,7 @@ def _places_panel(finishes: list[Finish], xs: list[float]):
         kind = "win" if place == 1 else "place" if place else "out"
         day = night_of(finish.filed_at)
         if day not in days:
-            days[day] = date_format(day, "SHORT_DATE_FORMAT")
+            days[day] = date_format(day)
         label = template % {
             "number": finish.number,
             "day": days[day],

@@ -125,7 +125,7 @@ class Career:
         for table_id, table, number, filed_at, mode, place in rows:
             day = night_of(filed_at)
             if day not in days:
-                days[day] = date_format(day, "SHORT_DATE_FORMAT")
+                days[day] = date_format(day)
             if (mode, place) not in results:
                 results[mode, place] = scoring.place_label(mode, place)
             history.append(

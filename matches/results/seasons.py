@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Case, IntegerField, Value, When
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import RuleError
@@ -84,8 +85,9 @@ def season_save(
         raise RuleError(
             SEASON_OVERLAPS,
             name=clash.name,
-            first=clash.first_day.isoformat(),
-            last=clash.last_day.isoformat(),
+            # Worded as every other date on the pages: "1 Dec 2026", "1 de dezembro de 2026".
+            first=date_format(clash.first_day),
+            last=date_format(clash.last_day),
         )
     season.name, season.first_day, season.last_day = name, first_day, last_day
     season.save()

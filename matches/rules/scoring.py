@@ -7,7 +7,7 @@ from typing import cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db.models import Case, IntegerField, Sum, Value, When
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 
 from matches.rules.limits import MAX_PLAYERS
 
@@ -75,7 +75,8 @@ def place_label(mode: str, place: int) -> str:
     if shown is None:
         return gettext("out")
     if not is_ranked(mode):
-        return gettext("winner")
+        # Not the model field's "winner" (vencedor): a finishing place, "vitória" in Portuguese.
+        return pgettext("finishing place", "winner")
     # The stubs allow None back (ordinal returns what is not a number as it came); an int
     # always comes back as a string.
     return cast(str, ordinal(shown))

@@ -44,6 +44,9 @@ def with_limits(message: str) -> str:
     return lazy(_interpolate, str)(message, {"min": MIN_PLAYERS, "max": MAX_PLAYERS})
 
 
+ONE_NAME_PER_LINE = _("Put one name per line, not separated by commas or semicolons.")
+
+
 class PlayersField(forms.CharField):
     """One name per line, in seating order; blank lines are not names."""
 
@@ -52,6 +55,10 @@ class PlayersField(forms.CharField):
     def clean(self, value: str) -> list[str]:
         value = super().clean(value)
         lines = [line for line in (value or "").splitlines() if line.strip()]
+        # "Ana, Ben, Cara" on one line reads as too few players: say how to type them
+        # rather than count it as one name (a comma may be part of a name, so never split).
+        if len(lines) < MIN_PLAYERS and any("," in line or ";" in line for line in lines):
+            raise forms.ValidationError(ONE_NAME_PER_LINE)
         try:
             return services.clean_player_names(lines)
         except RuleError as error:

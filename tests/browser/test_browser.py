@@ -363,12 +363,12 @@ class TestPortuguese:
         page.goto(f"{site}/tables/{table.pk}/")
         page.get_by_role("button", name="Português").click()
         expect(page.get_by_role("heading", name="Partida 1")).to_be_visible()
-        expect(page.get_by_text("Dá primeiro: Ana")).to_be_visible()
+        expect(page.get_by_text("Dá as cartas: Ana")).to_be_visible()
         for name in names:  # ten players still fit a 768x1024 screen in Portuguese
             box = player_button(page, name).bounding_box()
             assert box["y"] + box["height"] <= PORTRAIT["height"], name
         player_button(page, "Ben").tap()
-        expect(page.get_by_text("Ben foi eliminado (10.º lugar).")).to_be_visible()
+        expect(page.get_by_text("Ben sai do jogo em 10.º lugar.")).to_be_visible()
         page.screenshot(path=SCREENSHOTS / "table-portuguese-portrait.png")
 
         page.goto(f"{site}/rules/showdown/?table={table.pk}")

@@ -441,4 +441,4 @@ class TestKeptRows:
         client.cookies["django_language"] = "pt"
         portuguese = self.body(client)
         assert "(provisional)" not in portuguese
-        assert "(provisório)" in portuguese
+        assert "(provisória)" in portuguese

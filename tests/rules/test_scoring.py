@@ -41,4 +41,7 @@ class TestShownPlace:
             assert place_label("winner_takes_all", 1) == "winner"
             assert place_label("winner_takes_all", 4) == "out"
         with translation.override("pt"):
-            assert place_label("winner_takes_all", 4) == "eliminado"
+            # Neither gendered: "fora" and "vitória" fit everyone.
+            assert place_label("winner_takes_all", 4) == "fora"
+            assert place_label("winner_takes_all", 1) == "vitória"
+            assert place_label("ranked", 4) == "4.º"

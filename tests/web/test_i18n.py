@@ -27,8 +27,8 @@ def test_accept_language_picks_portuguese(host, client):
         reverse("matches:table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt-PT,pt;q=0.9"
     ).content.decode()
     assert '<html lang="pt">' in html
-    assert "Partida 1" in html and "Dá primeiro" in html
-    assert "Eliminados" in html and "4.º" in html
+    assert "Partida 1" in html and "Dá as cartas" in html
+    assert '<h3 id="out-heading">Fora</h3>' in html and "4.º" in html
 
 
 def test_the_switcher_remembers_the_choice(host_client):
@@ -39,7 +39,7 @@ def test_the_switcher_remembers_the_choice(host_client):
     match = table.matches.get()
     form = {"match": match.pk, "player": match.seats.get(player__name="Ben").player_id}
     reply = host_client.post(reverse("matches:tap", args=[table.pk]), form, HTTP_HX_REQUEST="true")
-    assert "<bdi>Ben</bdi> foi eliminado (4.º lugar)." in reply.content.decode()
+    assert "<bdi>Ben</bdi> sai do jogo em 4.º lugar." in reply.content.decode()
     host_client.post(reverse("set_language"), {"language": "en", "next": url})
     assert "Match 1" in host_client.get(url).content.decode()
 
@@ -114,7 +114,7 @@ class TestPortugueseReview:
         ("english", "portuguese"),
         [
             ("Ranked (3/2/1)", "Por pontos (3/2/1)"),
-            ("Out", "Eliminados"),
+            ("Out", "Fora"),
             ("Showdown judge", "Comparar mãos"),
             ("Judge the showdown", "Quem perde a vida?"),
             ("Knocking and the last turn", "A batida e a última jogada"),
