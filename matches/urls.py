@@ -37,6 +37,7 @@ urlpatterns = [
     path("tables/<id:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
     path("standings/", views_standings.standings, name="standings"),
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),
+    path("results.csv", views_standings.league_results_csv, name="results_csv"),
     path("players/<id:player_id>/", views_league.player_detail, name="player"),
     path("players/<id:player_id>/rename/", views_players.player_rename, name="player_rename"),
     path("players/<id:player_id>/merge/", views_players.player_merge, name="player_merge"),

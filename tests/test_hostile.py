@@ -1322,11 +1322,11 @@ class TestPublicTablePagesAreBounded:
             head = next(chunks)
         body = (head + b"".join(chunks)).decode("utf-8").lstrip("\ufeff")
         rows = list(csv.reader(io.StringIO(body)))
-        assert rows[0] == ["match", "filed_at", "player", "place", "points", "winner"]
+        assert rows[0] == ["table", "match", "date", "time", "player", "place", "points", "winner"]
         expected = [
             (number, name) for number in range(1, self.TOTAL + 1) for name in ("Cy", "Bob", "Ann")
         ]
-        assert [(int(row[0]), row[2]) for row in rows[1:]] == expected
+        assert [(int(row[1]), row[4]) for row in rows[1:]] == expected
 
 
 def free_port() -> int:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict, cast
 
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import tonight
@@ -420,6 +420,30 @@ def table_results(*, table: Table, chunk: int | None = None) -> Iterator[Seat]:
         if len({seat.match_id for seat in seats}) < chunk:
             return
         after = seats[-1].match.number
+
+
+def league_results(*, chunk: int | None = None) -> Iterator[Seat]:
+    """Every result of every table's filed matches, in filing order (then by place), for the
+    league's CSV export: read as table_results reads one table, chunk matches per short
+    query, each seat with its match, table and player."""
+    chunk = chunk or RESULTS_CHUNK
+    after: Q | None = None
+    while True:
+        filed = Match.objects.filed()
+        if after is not None:
+            filed = filed.filter(after)
+        matches = filed.order_by("filed_at", "pk").values("pk")[:chunk]
+        seats = list(
+            Seat.objects.filter(match__in=matches)
+            .select_related("match__table", "player")
+            .order_by("match__filed_at", "match_id", "place")
+        )
+        yield from seats
+        if len({seat.match_id for seat in seats}) < chunk:
+            return
+        last = seats[-1].match
+        # The next chunk starts after the last match read, by its filing time then its id.
+        after = Q(filed_at__gt=last.filed_at) | Q(filed_at=last.filed_at, pk__gt=last.pk)
 
 
 # --- The seat picker's "Same players as last time" (issue 22) ---

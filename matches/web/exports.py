@@ -3,18 +3,26 @@ to open: a text cell a spreadsheet would evaluate as a formula (a player named
 =HYPERLINK(...)) is written as text."""
 
 import csv
+import datetime
 import io
 from collections.abc import Iterable, Iterator
 
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
+from django.utils.text import slugify
 
-from matches.models import Seat, Table
+from matches.models import Season, Seat, Table
+from matches.ratings.selectors import RatingRow
+from matches.results.standings import STANDING_CSV_HEADER, StandingRow
 from matches.rules.scoring import points_for, shown_place
 
 # What Excel, LibreOffice and Google Sheets take as the start of a formula (OWASP's list).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-TABLE_RESULTS_HEADER = ["match", "filed_at", "player", "place", "points", "winner"]
+# One header for a table's results and the league's: the table's name on every row, the
+# filing time as a date and a time a spreadsheet recognises (local), and "out" as the place
+# of a winner-takes-all loser.
+TABLE_RESULTS_HEADER = ["table", "match", "date", "time", "player", "place", "points", "winner"]
+OUT_PLACE = "out"
 
 
 def spreadsheet_safe(cell: object) -> object:
@@ -66,15 +74,73 @@ def csv_stream(filename: str, header: list[str], rows: Iterable[list]) -> Stream
 def table_result_row(table: Table, seat: Seat) -> list:
     """A filed seat under TABLE_RESULTS_HEADER: the place and points its table's mode names."""
     place, points = shown_place(table.mode, seat.place), points_for(table.mode, seat.place)
+    # The table's local time, to the second: two cells a spreadsheet reads as a date and a
+    # time (2026-12-01, 21:07:05), where one ISO 8601 cell with an offset stays text.
+    filed = timezone.localtime(seat.match.filed_at)
     return [
+        table.name,
         seat.match.number,
-        # The table's local time, to the second, with its UTC offset (ISO 8601).
-        timezone.localtime(seat.match.filed_at).isoformat(timespec="seconds"),
+        filed.date().isoformat(),
+        filed.strftime("%H:%M:%S"),
         seat.player.name,
-        "" if place is None else place,
+        OUT_PLACE if place is None else place,
         "" if points is None else points,
         "yes" if seat.place == 1 else "no",
     ]
+
+
+def league_result_row(seat: Seat) -> list:
+    """A filed seat of any table under TABLE_RESULTS_HEADER (its match holds its table)."""
+    return table_result_row(seat.match.table, seat)
+
+
+def _slug(name: str, fallback: str) -> str:
+    # ASCII, so the name needs no RFC 5987 encoding in Content-Disposition.
+    return slugify(name) or fallback
+
+
+LEAGUE_RESULTS_FILENAME = "results-all-tables.csv"
+
+
+def table_results_filename(table: Table) -> str:
+    """results-front-bar-2026-12-01.csv: the table's name and the day it was launched (a
+    pub launches a "Front bar" every week)."""
+    day = timezone.localdate(table.created_at).isoformat()
+    return f"results-{_slug(table.name, f'table-{table.pk}')}-{day}.csv"
+
+
+def standings_filename(*, table: Table | None, season: Season | None, date_from: datetime.date | None,
+                       date_to: datetime.date | None, mode: str | None) -> str:  # fmt: skip
+    """standings-2026-autumn.csv: the file's name says its filters (table, season or dates,
+    mode); all-time when no season or date is chosen."""
+    parts = ["standings"]
+    if table is not None:
+        parts.append(_slug(table.name, f"table-{table.pk}"))
+    if season is not None:
+        parts.append(_slug(season.name, f"season-{season.pk}"))
+    elif date_from and date_to:
+        parts.append(f"{date_from.isoformat()}-to-{date_to.isoformat()}")
+    elif date_from:
+        parts.append(f"from-{date_from.isoformat()}")
+    elif date_to:
+        parts.append(f"to-{date_to.isoformat()}")
+    else:
+        parts.append("all-time")
+    if mode:
+        parts.append(mode.replace("_", "-"))
+    return "-".join(parts) + ".csv"
+
+
+# The standings' columns, then the league rating as the page shows it ("provisional": the
+# page's "?", from fewer than 5 matches); both empty for an unrated player.
+STANDINGS_CSV_HEADER = [*STANDING_CSV_HEADER, "rating", "provisional"]
+
+
+def standings_csv_row(row: StandingRow, rating: RatingRow | None) -> list:
+    """A standings row under STANDINGS_CSV_HEADER."""
+    if rating is None:
+        return [*row.as_csv_row(), "", ""]
+    return [*row.as_csv_row(), rating.shown, "yes" if rating.provisional else "no"]
 
 
 def json_response(payload: dict, *, status: int = 200) -> JsonResponse:

@@ -293,15 +293,15 @@ class TestCsv:
         assert body.startswith("\ufeff")
         assert '"Zoë ""Ace"", Jr"' in body
         rows = list(csv.reader(io.StringIO(body.lstrip("\ufeff"))))
-        # The table's local time (Europe/London here), to the second, with its offset.
+        # The table's local time (Europe/London here), to the second: a date and a time.
         filed = timezone.localtime(table.matches.get(number=1).filed_at)
-        filed = filed.replace(microsecond=0).isoformat()
-        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", filed)
+        day, time = filed.date().isoformat(), filed.strftime("%H:%M:%S")
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d", day) and re.fullmatch(r"\d\d:\d\d:\d\d", time)
         assert rows == [
-            ["match", "filed_at", "player", "place", "points", "winner"],
-            ["1", filed, 'Zoë "Ace", Jr', "1", "3", "yes"],
-            ["1", filed, "Bob", "2", "2", "no"],
-            ["1", filed, "Cy", "3", "1", "no"],
+            ["table", "match", "date", "time", "player", "place", "points", "winner"],
+            ["Front bar", "1", day, time, 'Zoë "Ace", Jr', "1", "3", "yes"],
+            ["Front bar", "1", day, time, "Bob", "2", "2", "no"],
+            ["Front bar", "1", day, time, "Cy", "3", "1", "no"],
         ]
 
     def test_standings_csv(self, host, client):
@@ -310,9 +310,11 @@ class TestCsv:
         body = client.get(reverse("matches:standings_csv")).content.decode("utf-8").lstrip("\ufeff")
         rows = list(csv.reader(io.StringIO(body)))
         assert rows[0] == [
-            "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
+            "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %",
+            "rating", "provisional",
         ]  # fmt: skip
-        assert rows[1] == ["1", "no", "Åsa", "1", "1", "0", "0", "0", "100.0"]
+        assert rows[1][:9] == ["1", "no", "Åsa", "1", "1", "0", "0", "0", "100.0"]
+        assert rows[1][10] == "yes"  # rated, after one match: provisional
         # A shared rank is a number a spreadsheet reads as 2, with the marker beside it.
         assert rows[2][:3] == ["2", "yes", "Bob"] and rows[3][:3] == ["2", "yes", "Cy"]
 
@@ -331,7 +333,7 @@ class TestCsvFormulas:
         table = make_table(players=FORMULAS)
         play(table, FORMULAS[:3])  # "-2+3" wins
         results = self.csv_rows(client, reverse("matches:table_results_csv", args=[table.pk]))
-        assert sorted(row[2] for row in results[1:]) == sorted("'" + f for f in FORMULAS)
+        assert sorted(row[4] for row in results[1:]) == sorted("'" + f for f in FORMULAS)
         standings = self.csv_rows(client, reverse("matches:standings_csv"))
         assert [row[2] for row in standings[1:]] == ["'-2+3", "'@SUM(1+1)", "'+cmd|' /C calc'!A0",
                                                      "'=HYPERLINK(\"http://evil\",\"x\")"]  # fmt: skip
@@ -351,7 +353,7 @@ class TestCsvFormulas:
             play(table, order)
         body = client.get(reverse("matches:standings_csv")).content.decode("utf-8").lstrip("\ufeff")
         ann = next(row for row in csv.reader(io.StringIO(body)) if row[2] == "Ann")
-        assert ann[-1] == "66.7"
+        assert ann[8] == "66.7"
         page = client.get(reverse("matches:standings")).content.decode()
         assert "<td>66.7</td>" in page and "66.6" not in page
 

@@ -196,6 +196,8 @@ READS = [
     ("tv", {"table_id"}, 8, 200, None),
     # The row (for the tag), then the results a chunk at a time as the file streams.
     ("table_results_csv", {"table_id"}, 2, 200, None),
+    # The league's results: the stamp (for the tag), then a chunk of matches; no filter.
+    ("results_csv", {}, 2, 200, None),
     # Player, totals by mode, rating list, head-to-head, best night, the chart's matches, the
     # history page (a bad ?page= shows page 1, uncached), the stamp and whether the ratings
     # are updating (kept with it).

@@ -184,7 +184,7 @@ class TestFuzz:
     @given(params=query_params,
            route=st.sampled_from(["home", "table", "matches", "match", "api_table", "standings",
                                   "api_standings", "standings_csv", "showdown", "tv",
-                                  "table_results_csv", "rules"]))  # fmt: skip
+                                  "table_results_csv", "results_csv", "rules"]))  # fmt: skip
     def test_random_query_strings_never_500(self, client, host, params, route):
         table = Table.objects.first() or make_table()
         table_routes = {"table", "matches", "match", "api_table", "tv", "table_results_csv"}

@@ -3,7 +3,7 @@ Rows are rendered once per change of the standings (web/caching.py keys them).""
 
 from functools import partial
 
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -11,12 +11,24 @@ from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from matches.models import Table
+from matches.play import selectors as play
 from matches.ratings import selectors as ratings
 from matches.results import standings as league_standings
 from matches.web import caching
-from matches.web.exports import csv_response, json_response
+from matches.web.exports import (
+    LEAGUE_RESULTS_FILENAME,
+    STANDINGS_CSV_HEADER,
+    TABLE_RESULTS_HEADER,
+    csv_response,
+    csv_stream,
+    json_response,
+    league_result_row,
+    standings_csv_row,
+    standings_filename,
+)
 from matches.web.forms import StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
+from matches.web.middleware import language_neutral
 
 
 def _standing_rows_html(request: HtmxHttpRequest, form: StandingsFilterForm, table_id) -> str:
@@ -100,6 +112,32 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse(
             form.first_error(), status=400, content_type="text/plain; charset=utf-8"
         )
-    rows = league_standings.standings(**form.selector_kwargs())
-    header = league_standings.STANDING_CSV_HEADER
-    return csv_response("standings.csv", header, (row.as_csv_row() for row in rows))
+    kwargs = form.selector_kwargs()
+    rows = league_standings.standings(**kwargs)
+    rated = {row.player_id: row for row in ratings.rating_table()}
+    filename = standings_filename(
+        table=form.cleaned_data.get("table"),
+        season=form.cleaned_data.get("season"),
+        date_from=kwargs["date_from"] if form.cleaned_data.get("season") is None else None,
+        date_to=kwargs["date_to"] if form.cleaned_data.get("season") is None else None,
+        mode=kwargs["mode"],
+    )
+    lines = (standings_csv_row(row, rated.get(row.player_id)) for row in rows)
+    return csv_response(filename, STANDINGS_CSV_HEADER, lines)
+
+
+def _league_results_etag(request: HtmxHttpRequest) -> str:
+    # Every filing, unfiling, rename, merge and admin edit moves the standings stamp.
+    return caching.etag("results", caching.standings_stamp(request))
+
+
+@require_safe
+@caching.shared_cache()
+@condition(etag_func=_league_results_etag)
+def league_results_csv(request: HtmxHttpRequest) -> StreamingHttpResponse:
+    """Every table's filed results in one file, streamed as it is read, in filing order;
+    a spreadsheet refreshing it gets a 304 until a result or a name changes."""
+    rows = (league_result_row(seat) for seat in play.league_results())
+    response = csv_stream(LEAGUE_RESULTS_FILENAME, TABLE_RESULTS_HEADER, rows)
+    language_neutral(response)
+    return response

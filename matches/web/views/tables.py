@@ -24,7 +24,13 @@ from matches.org.hosts import first_host_create, may_change_table
 from matches.play import selectors, services, tonight
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
-from matches.web.exports import TABLE_RESULTS_HEADER, csv_stream, json_response, table_result_row
+from matches.web.exports import (
+    TABLE_RESULTS_HEADER,
+    csv_stream,
+    json_response,
+    table_result_row,
+    table_results_filename,
+)
 from matches.web.forms import (
     CloseForm,
     FirstHostForm,
@@ -420,7 +426,7 @@ def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpR
         raise Http404
     table = stamped.table
     rows = (table_result_row(table, seat) for seat in selectors.table_results(table=table))
-    response = csv_stream(f"table-{table.pk}-results.csv", TABLE_RESULTS_HEADER, rows)
+    response = csv_stream(table_results_filename(table), TABLE_RESULTS_HEADER, rows)
     language_neutral(response)
     return response
 
