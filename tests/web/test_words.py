@@ -155,7 +155,7 @@ class TestPortugueseWording:
     @pytest.mark.parametrize(
         "wrong",
         ["eliminad", "Esconder", "Dá primeiro", "classificad", "Rating", "rating", "Campeão",
-         "empatado", "estreante", "sentado na", "novo jogador", "jogaram ambos"],
+         "empatado", "estreante", "sentado", "novo jogador", "jogaram ambos"],
     )  # fmt: skip
     def test_the_catalogue_keeps_none_of_the_flagged_words(self, wrong):
         # Every translation whole, its wrapped lines joined; placeholders are not words.
