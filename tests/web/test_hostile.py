@@ -52,15 +52,16 @@ def body_for(fields: list[str], payload: str) -> dict:
     return {**dict.fromkeys(fields, payload), "a[b][c][d]": payload, "players[]": payload}
 
 
-# (route, fields, the queries it makes, the message the answer must carry)
+# (route, fields, the queries it makes, the message the answer must carry). The launch and
+# roster forms that come back read the seat picker's "last time" (one query).
 WRITES = [
-    ("table_new", ["name", "players", "mode"], 2, services.UNKNOWN_MODE),
+    ("table_new", ["name", "players", "mode"], 3, services.UNKNOWN_MODE),
     # The board that answers includes tonight's totals (one grouped query), and is read as one
     # snapshot (the table row before, the version after). A refused tap reads no table before
     # its board; an undo does (it asks whether this host may change the table).
     ("tap", ["match", "player", "key"], 9, feedback.BAD_TAP),
     ("undo", ["tap"], 10, feedback.BAD_UNDO),
-    ("roster", ["match", "players"], 7, forms.BAD_ROSTER),
+    ("roster", ["match", "players"], 8, forms.BAD_ROSTER),
 ]
 
 
