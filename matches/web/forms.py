@@ -135,7 +135,8 @@ class AsksAboutNearNames(forms.Form):
     def clean(self) -> dict:
         cleaned = super().clean() or {}
         names = cleaned.get("players")
-        if names:
+        # Asked only of a form that is otherwise right: the answer then launches or saves.
+        if names and not self.errors:
             self.doubts = league_players.players_in_doubt(names=names, settled=self.added_new)
             if self.doubts:
                 raise forms.ValidationError(NAMES_IN_DOUBT, code="names_in_doubt")
