@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 
 from matches.web.converters import IdConverter
+from matches.web.views import corrections as views_corrections
 from matches.web.views import language as views_language
 from matches.web.views import league as views_league
 from matches.web.views import offline
@@ -32,6 +33,11 @@ urlpatterns = [
     path("tables/<id:table_id>/qr.svg", views.table_qr, name="qr"),
     path("tables/<id:table_id>/matches/", views.table_matches, name="matches"),
     path("tables/<id:table_id>/matches/<id:number>/", views.match_detail, name="match"),
+    path(
+        "tables/<id:table_id>/matches/<id:number>/correct/",
+        views_corrections.match_correct,
+        name="match_correct",
+    ),
     path("tables/<id:table_id>/board/", views.table_tv, name="tv"),
     path("tables/<id:table_id>/standings/", views_standings.standings, name="table_standings"),
     path("tables/<id:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),

@@ -33,6 +33,11 @@ class Refusal(StrEnum):
     NOT_LATEST = "not_latest"
     UNDO_DROPS_ROSTER = "undo_drops_roster"
     ROSTER_LOCKED = "roster_locked"
+    # Corrections of a filed match (play/corrections.py).
+    MATCH_IN_PLAY = "match_in_play"
+    NOT_THE_SEATED = "not_the_seated"
+    ORDER_UNCHANGED = "order_unchanged"
+    NIGHT_CLOSED = "night_closed"
 
 
 class RuleError(Exception):

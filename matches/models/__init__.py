@@ -1,6 +1,7 @@
 """Every model of the app, re-exported: Django and the migrations know them as
 matches.models.<Name>."""
 
+from matches.models.corrections import MatchCorrection
 from matches.models.hosts import HostProfile
 from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
 from matches.models.stamp import StandingsStamp
@@ -24,6 +25,7 @@ __all__ = [
     "HeadToHead",
     "HostProfile",
     "Match",
+    "MatchCorrection",
     "MatchQuerySet",
     "Player",
     "PlayerNight",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import Match, MatchCorrection, Player, Seat, Table, Tap
 from matches.play import tonight
 from matches.rules.scoring import finished_place, points_for, shown_place
 
@@ -467,3 +467,13 @@ def last_seating(
     latest = matches.order_by("-table__created_at", "-table_id", "-id").values("id")[:1]
     seats = Seat.objects.filter(match=Subquery(latest)).order_by("position")
     return list(seats.values_list("player__name", flat=True))
+
+
+def match_corrections(*, match: Match) -> list[MatchCorrection]:
+    """A filed match's corrections, oldest first, each with its host's display name, in one
+    query."""
+    return list(
+        MatchCorrection.objects.filter(match_id=match.pk)
+        .select_related("corrected_by__host_profile")
+        .order_by("id")
+    )

@@ -320,6 +320,13 @@ def ratings_unfile(*, match: Match) -> None:
     _store_current({c.player_id: (_before(c), careers.get(c.player_id, NEWCOMER)) for c in changes})
 
 
+def ratings_corrected(*, match: Match) -> None:
+    """After a filed match's places were corrected, in that write's transaction (after
+    standings_changed): its ratings and every later match's are replayed from its position.
+    The seats moved under any step already under way, which must not write what it read."""
+    _schedule(_match_position(match), seats_moved=True)
+
+
 def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     """After a merge gave every seat and rating change of one record to another: the replay
     re-rates from the first filed match of the merged player, who starts there as a

@@ -30,6 +30,20 @@ def match_unfile(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
     _pairs_and_nights(table=table, match=match, seats=seats, sign=-1)
 
 
+def match_refile(
+    *, table: Table, match: Match, before: Sequence[Seat], after: Sequence[Seat]
+) -> None:
+    """A filed match's places corrected in place (after: its seats as saved with the new
+    places; before: the same seats with the places they had): every aggregate as if it had
+    been filed that way from the start, on the night it was filed. Its ratings and every
+    later match's are left to the replay, scheduled from its position."""
+    _counts(table=table, match=match, seats=before, sign=-1)
+    _pairs_and_nights(table=table, match=match, seats=before, sign=-1)
+    _counts(table=table, match=match, seats=after, sign=1)
+    _pairs_and_nights(table=table, match=match, seats=after, sign=1)
+    replay.ratings_corrected(match=match)
+
+
 def _counts(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     standings_changed()
     day = night_of(match.filed_at)

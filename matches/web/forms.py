@@ -631,3 +631,27 @@ class PlayerMergeForm(forms.Form):
         widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
         error_messages={"required": _("Type the name of the record to merge into this one.")},
     )
+
+
+# --- Correcting a filed match (issue 24) -------------------------------------------------
+
+
+class CorrectionForm(forms.Form):
+    """A filed match's players in the order they went out, one per line, the winner last
+    (the page's buttons rewrite it); confirm, once the host has agreed to correct a match of
+    a night that is over."""
+
+    label_suffix = ""
+
+    players = forms.CharField(
+        label=_("Order they went out"),
+        # Every name of a full table, with room for the spacing a hand adds.
+        max_length=MAX_PLAYERS * (NAME_MAX_LENGTH + 8),
+        help_text=_("One name per line: the first out first, the winner last."),
+        widget=forms.Textarea(attrs={"rows": MAX_PLAYERS, "spellcheck": "false"}),
+        error_messages={"required": _("List the players, one name per line.")},
+    )
+    confirm = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+    def clean_players(self) -> list[str]:
+        return [line.strip() for line in self.cleaned_data["players"].splitlines() if line.strip()]

@@ -366,7 +366,14 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     if match is None:
         raise Http404
     audit = selectors.match_audit(match=match)
-    context = {"table": table, "match": match, "seats": match.seats.all(), "audit": audit}
+    context = {
+        "table": table,
+        "match": match,
+        "seats": match.seats.all(),
+        "audit": audit,
+        "corrections": selectors.match_corrections(match=match),
+        "may_correct": match.status == match.Status.FILED and may_change_table(request.user, table),
+    }
     return render(request, "matches/match.html", context)
 
 

@@ -1,0 +1,65 @@
+"""Correcting a filed match from its page: the form, its refusals and the confirmation a
+match of a night that is over asks for."""
+
+from django.contrib import messages
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from matches.core.errors import Refusal, RuleError
+from matches.models import Match, Table
+from matches.org.hosts import may_change_table
+from matches.play import corrections, selectors
+from matches.rules.scoring import place_label
+from matches.web.access import host_required
+from matches.web.forms import CorrectionForm
+from matches.web.htmx import HtmxHttpRequest
+
+
+@host_required
+@require_http_methods(["GET", "POST"])
+def match_correct(request: HtmxHttpRequest, table_id: int, number: int) -> HttpResponse:
+    """GET shows the filed match's order to correct; POST saves it, or asks to confirm a
+    correction of a night that is over."""
+    table = get_object_or_404(Table, pk=table_id)
+    match = selectors.match_detail(table=table, number=number)
+    if match is None:
+        raise Http404
+    if not may_change_table(request.user, table) or match.status != Match.Status.FILED:
+        refusal = (
+            corrections.NOT_YOURS if match.status == Match.Status.FILED else corrections.IN_PLAY
+        )
+        messages.error(request, str(refusal) % {"number": number})
+        return redirect("matches:match", table_id=table.pk, number=number)
+    order = corrections.went_out(list(match.seats.all()))
+    form = CorrectionForm(
+        request.POST or None,
+        initial={"players": "\n".join(seat.player.name for seat in order)},
+    )
+    if request.method == "POST" and form.is_valid():
+        try:
+            corrections.match_correct(
+                table_id=table.pk,
+                number=number,
+                names=form.cleaned_data["players"],
+                by=request.user,
+                confirmed=form.cleaned_data["confirm"],
+            )
+        except RuleError as error:
+            if error.code == Refusal.NIGHT_CLOSED:
+                context = {"table": table, "match": match, "names": form.cleaned_data["players"]}
+                return render(request, "matches/correct_confirm.html", context)
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, _("Match %(number)s corrected.") % {"number": number})
+            return redirect("matches:match", table_id=table.pk, number=number)
+    context = {
+        "table": table,
+        "match": match,
+        "form": form,
+        "order": order,
+        "labels": [place_label(table.mode, place) for place in range(len(order), 0, -1)],
+        "night_closed": corrections.night_closed(match=match),
+    }
+    return render(request, "matches/correct.html", context)
