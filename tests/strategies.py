@@ -105,3 +105,20 @@ showdown_bodies = st.one_of(
         lambda hands: json.dumps({"hands": hands}).encode()
     ),
 )
+
+
+# Corrections (tests/play/test_corrections.py): whole matches filed at three tables (a seed
+# draws the order they went out in) over a few nights; corrections of a filed match (a pick
+# and a seed for its new order) and corrections back to the order before the last one.
+correction_tables = league_tables(max_players=5)
+correction_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("play"), st.integers(0, 2), st.integers(0, 2**16)),
+        st.tuples(st.just("play"), st.integers(0, 2), st.integers(0, 2**16)),
+        st.tuples(st.just("night"), st.just(0), st.just(0)),
+        st.tuples(st.just("correct"), st.integers(0, 30), st.integers(0, 2**16)),
+        st.tuples(st.just("correct"), st.integers(0, 30), st.integers(0, 2**16)),
+        st.tuples(st.just("back"), st.integers(0, 30), st.just(0)),
+    ),
+    max_size=18,
+)
