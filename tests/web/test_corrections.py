@@ -1,0 +1,326 @@
+"""Correcting a filed match from its page (issue 24): the link and form contracts, exact places
+and points after a save, later matches untouched, the audit lines, a correction corrected
+back, the refusals (nothing saved, never a 500), the confirmation a night that is over asks
+for, and the caches the corrected result shows through."""
+
+import datetime
+import re
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from matches.core.errors import Refusal, RuleError
+from matches.integrity import integrity_problems
+from matches.models import HeadToHead, Match, MatchCorrection, Seat, Tap
+from matches.play import corrections, services
+from matches.ratings.replay import rating_problems
+from tests.clients import FormClient
+from tests.factories import make_host, make_table, open_match, places, tap, written
+
+pytestmark = pytest.mark.django_db
+
+GAME = ["Alice", "Ben", "Cara", "Dev"]
+
+
+def play(table, order):
+    """Tap the players out in this order; the last one left is crowned."""
+    for name in order:
+        tap(table, name)
+
+
+def correct_url(table, number=1):
+    return reverse("matches:match_correct", args=[table.pk, number])
+
+
+def match_url(table, number=1):
+    return reverse("matches:match", args=[table.pk, number])
+
+
+def filed(table, number=1) -> Match:
+    return table.matches.filed().get(number=number)
+
+
+def points(table, number=1) -> dict[str, int]:
+    return {
+        seat.player.name: {1: 3, 2: 2, 3: 1}.get(seat.place, 0)
+        for seat in filed(table, number).seats.select_related("player")
+    }
+
+
+def text(response) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
+
+
+@pytest.fixture
+def table(host):
+    """Match 1 filed (Alice out first, then Ben, then Cara: Dev won); match 2 filed
+    (Dev, Cara, Ben out: Alice won); match 3 open."""
+    table = make_table(host=host, players=GAME)
+    play(table, ["Alice", "Ben", "Cara"])
+    play(table, ["Dev", "Cara", "Ben"])
+    return table
+
+
+class TestTheLink:
+    def test_a_host_who_may_change_the_table_sees_it(self, host_client, table):
+        html = host_client.get(match_url(table)).content.decode()
+        assert f'href="{correct_url(table)}">Correct this match</a>' in html
+
+    def test_the_public_and_other_hosts_do_not(self, client, table):
+        assert "Correct this match" not in client.get(match_url(table)).content.decode()
+        other = FormClient()
+        other.force_login(make_host("other"))
+        assert "Correct this match" not in other.get(match_url(table)).content.decode()
+
+    def test_the_open_match_has_none(self, host_client, table):
+        assert "Correct this match" not in host_client.get(match_url(table, 3)).content.decode()
+
+
+class TestTheForm:
+    def test_it_lists_the_seated_players_in_the_order_they_went_out(self, host_client, table):
+        html = host_client.get(correct_url(table)).content.decode()
+        field = re.search(r'<textarea name="players"[^>]*>(.*?)</textarea>', html, re.S)
+        assert field.group(1).strip().splitlines() == ["Alice", "Ben", "Cara", "Dev"]
+        assert (
+            '<button type="submit" class="button button-primary">Save correction</button>' in html
+        )
+        assert 'aria-label="Move Cara up"' in html and 'aria-label="Move Cara down"' in html
+        assert 'src="/static/js/correct.js"' in html
+
+    def test_saving_rewrites_places_and_points_and_keeps_later_matches(
+        self, host_client, host, table
+    ):
+        second = places(filed(table, 2))
+        response = host_client.post(correct_url(table), {"players": "Cara\nBen\nAlice\nDev\n"})
+        assert response.status_code == 302 and response["Location"] == match_url(table)
+        assert places(filed(table)) == {"Cara": 4, "Ben": 3, "Alice": 2, "Dev": 1}
+        assert points(table) == {"Cara": 0, "Ben": 1, "Alice": 2, "Dev": 3}
+        assert filed(table).winner.name == "Dev"
+        assert places(filed(table, 2)) == second
+        assert open_match(table).number == 3
+        correction = MatchCorrection.objects.get()
+        assert correction.before == ["Alice", "Ben", "Cara", "Dev"]
+        assert correction.after == ["Cara", "Ben", "Alice", "Dev"]
+        assert correction.corrected_by == host
+        assert integrity_problems() == []
+
+        page = text(host_client.get(match_url(table)))
+        assert "Match 1 corrected." in page
+        assert "Corrected by host," in page
+        assert "Order before: Alice , Ben , Cara , Dev ." in page
+        assert "Order after: Cara , Ben , Alice , Dev ." in page
+
+    def test_a_new_winner_moves_the_win_and_its_head_to_head(self, host_client, table):
+        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+        match = filed(table)
+        assert match.winner.name == "Cara"
+        assert places(match) == {"Alice": 4, "Ben": 3, "Dev": 2, "Cara": 1}
+        # Cara finished above Dev in match 2, and now in match 1 too (it was Dev before).
+        pair = HeadToHead.objects.get(player__name="Cara", opponent__name="Dev")
+        assert (pair.matches, pair.ahead, pair.behind) == (2, 2, 0)
+        standings = host_client.get(reverse("matches:api_standings")).json()["rows"]
+        by_name = {row["player"]: row for row in standings}
+        assert by_name["Cara"]["wins"] == 1 and by_name["Cara"]["points"] == 3 + 1
+        assert by_name["Dev"]["wins"] == 0 and by_name["Dev"]["points"] == 2 + 0
+        assert integrity_problems() == [] and rating_problems() == []
+
+    def test_a_winner_takes_all_match_keeps_the_order_and_names_only_the_winner(
+        self, host, host_client
+    ):
+        table = make_table(host=host, players=GAME, mode="winner_takes_all")
+        play(table, ["Alice", "Ben", "Cara"])
+        host_client.post(correct_url(table), {"players": "Dev\nCara\nBen\nAlice"})
+        assert places(filed(table)) == {"Dev": 4, "Cara": 3, "Ben": 2, "Alice": 1}
+        page = text(host_client.get(match_url(table)))
+        assert "Winner: Alice" in page
+        assert page.count(" out ") >= 3
+        rows = host_client.get(reverse("matches:api_standings")).json()["rows"]
+        assert {row["player"]: row["wins"] for row in rows} == {
+            "Alice": 1, "Ben": 0, "Cara": 0, "Dev": 0
+        }  # fmt: skip
+        html = host_client.get(correct_url(table)).content.decode()
+        field = re.search(r'<textarea name="players"[^>]*>(.*?)</textarea>', html, re.S)
+        assert field.group(1).strip().splitlines() == ["Dev", "Cara", "Ben", "Alice"]
+
+    def test_a_correction_can_be_corrected_back(self, host_client, table):
+        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"})
+        host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nDev"})
+        assert places(filed(table)) == {"Alice": 4, "Ben": 3, "Cara": 2, "Dev": 1}
+        assert list(MatchCorrection.objects.order_by("id").values_list("before", "after")) == [
+            (["Alice", "Ben", "Cara", "Dev"], ["Dev", "Ben", "Cara", "Alice"]),
+            (["Dev", "Ben", "Cara", "Alice"], ["Alice", "Ben", "Cara", "Dev"]),
+        ]
+        page = text(host_client.get(match_url(table)))
+        assert page.count("Corrected by host,") == 2
+        assert integrity_problems() == [] and rating_problems() == []
+
+    def test_names_ignore_case_and_spacing_and_are_kept_as_written_on_the_record(
+        self, host_client, table
+    ):
+        host_client.post(correct_url(table), {"players": "  cara \n\nBEN\nalice\n dev"})
+        assert places(filed(table)) == {"Cara": 4, "Ben": 3, "Alice": 2, "Dev": 1}
+        assert MatchCorrection.objects.get().after == ["Cara", "Ben", "Alice", "Dev"]
+
+    def test_the_match_page_reads_its_corrections_in_one_query(self, host_client, table):
+        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"})
+        client = FormClient()
+        one_count = _queries(client, table)
+        host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nDev"})
+        host_client.post(correct_url(table), {"players": "Ben\nAlice\nCara\nDev"})
+        assert _queries(client, table) == one_count
+
+
+def _queries(client, table) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(match_url(table)).status_code == 200
+    return len(captured)
+
+
+class TestRefusals:
+    @pytest.mark.parametrize(
+        "players",
+        [
+            "Alice\nBen\nCara",  # one missing
+            "Alice\nBen\nCara\nDev\nEve",  # one who did not sit
+            "Alice\nBen\nCara\nCara",  # twice, one missing
+            "Alice\nBen\nCara\nEve",  # another in place of one
+            "",
+            "x" * 5000,
+        ],
+    )
+    def test_other_names_than_the_seated_save_nothing(self, host_client, table, players):
+        before = written()
+        response = host_client.post(correct_url(table), {"players": players})
+        assert response.status_code == 200
+        assert written() == before
+        assert not MatchCorrection.objects.exists()
+        assert 'class="form-errors"' in response.content.decode() or "field-error" in (
+            response.content.decode()
+        )
+
+    def test_the_message_names_who_sat(self, host_client, table):
+        response = host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nEve"})
+        assert (
+            "List exactly the players who sat in match 1, each once: Alice, Ben, Cara, Dev. "
+            "Who sat is a roster matter; nothing was changed."
+        ) in text(response).replace(" .", ".")
+
+    def test_the_same_order_saves_nothing(self, host_client, table):
+        before = written()
+        response = host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nDev"})
+        assert "That is the order already filed; nothing was changed." in text(response)
+        assert written() == before
+
+    def test_the_open_match_cannot_be_corrected(self, host_client, host, table):
+        before = written()
+        response = host_client.post(correct_url(table, 3), {"players": "Alice\nBen\nCara\nDev"})
+        assert response.status_code == 302 and response["Location"] == match_url(table, 3)
+        assert written() == before
+        page = text(host_client.get(match_url(table, 3)))
+        assert "Match 3 is still in play: only a filed match can be corrected" in page
+        with pytest.raises(RuleError) as refused:
+            corrections.match_correct(
+                table_id=table.pk, number=3, names=["Alice", "Ben", "Cara", "Dev"], by=host
+            )
+        assert refused.value.code == Refusal.MATCH_IN_PLAY
+
+    def test_another_host_cannot_correct(self, table):
+        other = FormClient()
+        other.force_login(make_host("other"))
+        before = written()
+        for response in (
+            other.get(correct_url(table)),
+            other.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"}),
+        ):
+            assert response.status_code == 302 and response["Location"] == match_url(table)
+        assert written() == before
+        assert "can correct its matches; nothing was changed" in text(other.get(match_url(table)))
+
+    def test_the_public_is_sent_to_log_in(self, client, table):
+        before = written()
+        response = client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"})
+        assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+        assert written() == before
+
+    def test_no_such_match_or_table_is_a_404(self, host_client, table):
+        assert host_client.get(correct_url(table, 9)).status_code == 404
+        assert host_client.post(correct_url(table, 9), {"players": "A"}).status_code == 404
+        missing = reverse("matches:match_correct", args=[table.pk + 100, 1])
+        assert host_client.post(missing, {"players": "A"}).status_code == 404
+
+
+class TestANightThatIsOver:
+    @pytest.fixture
+    def old(self, host):
+        two_nights_ago = timezone.now() - datetime.timedelta(days=2)
+        with mock.patch.object(timezone, "now", return_value=two_nights_ago):
+            table = make_table(host=host, players=GAME, name="Last week")
+            play(table, ["Alice", "Ben", "Cara"])
+        return table
+
+    def test_saving_asks_to_confirm_and_saves_nothing(self, host_client, old):
+        before = written()
+        page = host_client.get(correct_url(old)).content.decode()
+        assert "This match was played on a night that is over" in page
+        response = host_client.post(correct_url(old), {"players": "Dev\nBen\nCara\nAlice"})
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert (
+            '<button type="submit" class="button button-danger-solid">Confirm correction</button>'
+            in html
+        )
+        assert written() == before
+        assert not MatchCorrection.objects.exists()
+        field = re.search(r'<textarea name="players" hidden>(.*?)</textarea>', html, re.S)
+        assert field.group(1).split() == ["Dev", "Ben", "Cara", "Alice"]
+        assert '<input type="hidden" name="confirm" value="1">' in html
+
+    def test_confirming_saves(self, host_client, old):
+        response = host_client.post(
+            correct_url(old), {"players": "Dev\nBen\nCara\nAlice", "confirm": "1"}
+        )
+        assert response.status_code == 302
+        assert places(filed(old)) == {"Dev": 4, "Ben": 3, "Cara": 2, "Alice": 1}
+        assert integrity_problems() == [] and rating_problems() == []
+
+
+class TestWhatTheCorrectionMoves:
+    def test_the_table_version_and_the_standings_stamp_move(self, host_client, table):
+        api = reverse("matches:api_table_matches", args=[table.pk])
+        first = host_client.get(api)
+        tag = first["ETag"]
+        standings = host_client.get(reverse("matches:api_standings")).json()["rows"]
+        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+        again = host_client.get(api, HTTP_IF_NONE_MATCH=tag)
+        assert again.status_code == 200 and again["ETag"] != tag
+        first_match = next(m for m in again.json()["matches"] if m["number"] == 1)
+        assert first_match["winner"] == "Cara"
+        assert host_client.get(reverse("matches:api_standings")).json()["rows"] != standings
+
+    def test_undo_after_correcting_the_latest_crowning_reopens_it_as_corrected(self, host, table):
+        corrections.match_correct(
+            table_id=table.pk, number=2, names=["Cara", "Dev", "Ben", "Alice"], by=host
+        )
+        services.table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+        reopened = table.matches.open().get()
+        assert reopened.number == 2
+        # Ben, second in the corrected order, stands again with the winner.
+        assert places(reopened) == {"Cara": 4, "Dev": 3, "Ben": None, "Alice": None}
+        tap(table, "Alice")
+        assert places(filed(table, 2)) == {"Cara": 4, "Dev": 3, "Alice": 2, "Ben": 1}
+        assert integrity_problems() == [] and rating_problems() == []
+        live = Tap.objects.filter(match__number=2, match__table=table, undone_at__isnull=True)
+        assert sorted(live.values_list("player__name", "place")) == [
+            ("Alice", 2), ("Cara", 4), ("Dev", 3)
+        ]  # fmt: skip
+
+    def test_the_seats_of_a_correction_are_the_only_places_it_writes(self, host, table):
+        others = list(Seat.objects.exclude(match__number=1).values_list("pk", "place"))
+        corrections.match_correct(
+            table_id=table.pk, number=1, names=["Dev", "Cara", "Ben", "Alice"], by=host
+        )
+        assert list(Seat.objects.exclude(match__number=1).values_list("pk", "place")) == others
