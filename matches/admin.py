@@ -12,6 +12,7 @@ from matches.models import (
     DailyTally,
     HostProfile,
     Match,
+    MatchCorrection,
     Player,
     Seat,
     StandingsStamp,
@@ -71,7 +72,7 @@ class ReadOnlyAdmin(ReadOnly, admin.ModelAdmin):
 
 
 # What a table's delete takes with it, and the results' admins never delete on their own.
-RESULTS = (Match, Seat, Tap, DailyTally, AllTimeTotal)
+RESULTS = (Match, Seat, Tap, MatchCorrection, DailyTally, AllTimeTotal)
 
 
 class SeatInline(ReadOnlyInline):
@@ -80,6 +81,10 @@ class SeatInline(ReadOnlyInline):
 
 class TapInline(ReadOnlyInline):
     model = Tap
+
+
+class CorrectionInline(ReadOnlyInline):
+    model = MatchCorrection
 
 
 class PlayerForm(forms.ModelForm):
@@ -239,7 +244,7 @@ class MatchAdmin(ReadOnlyAdmin):
     list_filter = ["status"]
     list_select_related = ["table", "winner"]
     raw_id_fields = ["table", "first_dealer", "winner"]
-    inlines = [SeatInline, TapInline]
+    inlines = [SeatInline, TapInline, CorrectionInline]
 
 
 @admin.register(Seat)
@@ -254,6 +259,13 @@ class TapAdmin(ReadOnlyAdmin):
     list_display = ["match", "player", "place", "tapped_by", "tapped_at", "undone_at"]
     list_select_related = ["match__table", "player", "tapped_by"]
     raw_id_fields = ["match", "player", "tapped_by", "undone_by"]
+
+
+@admin.register(MatchCorrection)
+class MatchCorrectionAdmin(ReadOnlyAdmin):
+    list_display = ["match", "corrected_by", "corrected_at", "before", "after"]
+    list_select_related = ["match__table", "corrected_by"]
+    raw_id_fields = ["match", "corrected_by"]
 
 
 @admin.register(DailyTally, AllTimeTotal)

@@ -8,6 +8,7 @@ import re
 from unittest import mock
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -324,3 +325,53 @@ class TestWhatTheCorrectionMoves:
             table_id=table.pk, number=1, names=["Dev", "Cara", "Ben", "Alice"], by=host
         )
         assert list(Seat.objects.exclude(match__number=1).values_list("pk", "place")) == others
+
+
+class TestInPortuguese:
+    def test_the_form_the_link_and_the_audit_line_speak_portuguese(self, host_client, table):
+        pt = {"HTTP_ACCEPT_LANGUAGE": "pt"}
+        assert "Corrigir esta partida" in text(host_client.get(match_url(table), **pt))
+        form = text(host_client.get(correct_url(table), **pt))
+        assert "Guardar a correção" in form and "Ordem de saída" in form
+        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"}, **pt)
+        page = text(host_client.get(match_url(table), **pt))
+        assert "Partida 1 corrigida." in page
+        assert (
+            "Corrigida por host," in page and "Ordem anterior: Alice , Ben , Cara , Dev ." in page
+        )
+
+
+class TestTheAdmin:
+    @pytest.fixture
+    def boss(self, db):
+        client = FormClient()
+        client.force_login(
+            get_user_model().objects.create_superuser(username="boss", password="a-long-pw-1")
+        )
+        return client
+
+    def test_corrections_are_shown_and_never_changed(self, boss, host, table):
+        corrections.match_correct(
+            table_id=table.pk, number=1, names=["Dev", "Ben", "Cara", "Alice"], by=host
+        )
+        correction = MatchCorrection.objects.get()
+        page = boss.get(reverse("admin:matches_matchcorrection_changelist")).content.decode()
+        assert "Front bar #1" in page
+        url = reverse("admin:matches_matchcorrection_change", args=[correction.pk])
+        assert 'name="after"' not in boss.get(url).content.decode()
+        boss.post(url, {"before": "[]", "after": "[]"})
+        boss.post(
+            reverse("admin:matches_matchcorrection_delete", args=[correction.pk]), {"post": "yes"}
+        )
+        assert MatchCorrection.objects.get().after == ["Dev", "Ben", "Cara", "Alice"]
+        match = reverse("admin:matches_match_change", args=[filed(table).pk])
+        assert "Dev" in boss.get(match).content.decode()
+
+    def test_a_table_deleted_takes_its_corrections_with_it(self, boss, host, table):
+        corrections.match_correct(
+            table_id=table.pk, number=1, names=["Dev", "Ben", "Cara", "Alice"], by=host
+        )
+        url = reverse("admin:matches_table_delete", args=[table.pk])
+        assert boss.post(url, {"post": "yes"}).status_code == 302
+        assert not MatchCorrection.objects.exists()
+        assert integrity_problems() == []
