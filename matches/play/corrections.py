@@ -6,9 +6,10 @@ read the corrected order; the correction row keeps what was tapped before."""
 
 import copy
 import datetime
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import cast
 
-from django.contrib.auth.models import User
+from django.contrib.auth import models as auth
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -16,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import table_bump_returning
 from matches.models import Match, MatchCorrection, Seat, Table, Tap
-from matches.org.hosts import may_change_table
+from matches.org.hosts import User, may_change_table
 from matches.results import filing
 from matches.rules.names import name_key
 from matches.rules.nights import night_of
@@ -37,7 +38,7 @@ UNCHANGED = _("That is the order already filed; nothing was changed.")
 NIGHT_CLOSED = _("Match %(number)s was played on a night that is over; confirm to correct it.")
 
 
-def went_out(seats: Sequence[Seat]) -> list[Seat]:
+def went_out(seats: Iterable[Seat]) -> list[Seat]:
     """A filed match's seats in the order their players went out, the winner last."""
     return sorted(seats, key=lambda seat: -(seat.place or 0))
 
@@ -107,7 +108,7 @@ def match_correct(
     filing.match_refile(table=table, match=match, before=was, after=seats)
     return MatchCorrection.objects.create(
         match=match,
-        corrected_by=by,
+        corrected_by=cast("auth.User", by),  # may_change_table: a host's account
         before=[seat.player.name for seat in before],
         after=[seat.player.name for seat in order],
     )
