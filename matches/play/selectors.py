@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict, cast
 
-from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
 
 from matches.models import Match, MatchCorrection, Player, Seat, Table, Tap
 from matches.play import tonight
@@ -263,10 +263,12 @@ def table_filed_matches(
 
 
 def match_detail(*, table: Table, number: int) -> Match | None:
-    """A match by number with its seats (by place, then seat)."""
+    """A match by number with its seats (by place, then seat), and whether it was ever
+    corrected (its `corrected`)."""
     return (
         table.matches.live()
         .filter(number=number)
+        .annotate(corrected=Exists(MatchCorrection.objects.filter(match_id=OuterRef("pk"))))
         .select_related("first_dealer", "winner")
         .prefetch_related(
             Prefetch(
@@ -470,8 +472,10 @@ def last_seating(
 
 
 def match_corrections(*, match: Match) -> list[MatchCorrection]:
-    """A filed match's corrections, oldest first, each with its host's display name, in one
-    query."""
+    """A match's corrections, oldest first, each with its host's display name: one query,
+    none for a match read by match_detail that was never corrected."""
+    if not getattr(match, "corrected", True):
+        return []
     return list(
         MatchCorrection.objects.filter(match_id=match.pk)
         .select_related("corrected_by__host_profile")
