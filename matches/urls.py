@@ -11,6 +11,7 @@ from matches.web.views import seasons as views_seasons
 from matches.web.views import seating as views_seating
 from matches.web.views import standings as views_standings
 from matches.web.views import tables as views
+from matches.web.views import tonight as views_tonight
 
 app_name = "matches"
 
@@ -39,6 +40,9 @@ urlpatterns = [
         name="match_correct",
     ),
     path("tables/<id:table_id>/board/", views.table_tv, name="tv"),
+    # The night's story and its share card (issue 24).
+    path("tables/<id:table_id>/tonight/", views_tonight.table_tonight, name="tonight"),
+    path("tables/<id:table_id>/tonight.png", views_tonight.table_tonight_png, name="tonight_png"),
     path("tables/<id:table_id>/standings/", views_standings.standings, name="table_standings"),
     path("tables/<id:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
     path("standings/", views_standings.standings, name="standings"),

@@ -3,6 +3,7 @@ from django.utils.html import format_html, format_html_join
 
 from matches.org.hosts import host_name_for, may_change_table
 from matches.rules import scoring
+from matches.web.story import signed as signed_change
 
 register = template.Library()
 
@@ -54,3 +55,9 @@ def rival_items(rivals, players_url: str) -> str:
         '<li><a href="{}{}/">{}</a></li>',
         ((players_url, rival.opponent_id, rival.text) for rival in rivals),
     )
+
+
+@register.filter
+def signed(change: int | None) -> str:
+    """`{{ line.rating_change|signed }}`: +12, -7, 0 (the night's story)."""
+    return signed_change(change)

@@ -111,11 +111,22 @@ def _generation(stamped: Stamped) -> str:
     return "g" + _digest(f"{stamped.epoch}:{stamped.table.created_at.isoformat()}", 4)
 
 
+def _league(kind: str, stamped: Stamped) -> tuple:
+    # Tonight's story tells ratings, which the league's replay rewrites with no write on this
+    # table (a filing elsewhere, a merge): its tags and kept readings name the league's
+    # version too (read with the table row, no query of its own), and so does a closed
+    # table's TV, which tells the story.
+    if kind in LEAGUE_WIDE or (kind == TV_PAGE[0] and not stamped.table.is_open):
+        return (f"l{stamped.league}",)
+    return ()
+
+
 def _tag(kind: str, stamped: Stamped, variant: tuple) -> str:
     return etag(
         f"{kind}{stamped.pk}",
         f"v{stamped.version}",
         _generation(stamped),
+        *_league(kind, stamped),
         *variant,
     )
 
@@ -163,6 +174,21 @@ def _matches_variant(request: HtmxHttpRequest) -> tuple:
 
 def _api_matches_variant(request: HtmxHttpRequest) -> tuple:
     return (_before(request),)
+
+
+# Tonight's story and its share card (issue 24): the ratings they tell are the league's
+# (a filing elsewhere, or the replay, moves them), as the TV's are. The page names the
+# viewer, the card does not; both name the host the text's link is built on.
+def _tonight_variant(request: HtmxHttpRequest) -> tuple:
+    return (viewer(request), get_language(), _night(), _digest(request.get_host(), 4))
+
+
+def _card_variant(request: HtmxHttpRequest) -> tuple:
+    return (get_language(), _night())
+
+
+TONIGHT_PAGE = ("st", _tonight_variant)
+TONIGHT_CARD = ("sc", _card_variant)
 
 
 TABLE_PAGE = ("t", _page_variant)
@@ -222,7 +248,12 @@ def _etag_func(kind: tuple) -> Callable[[HtmxHttpRequest, int], str | None]:
     return table_etag
 
 
+LEAGUE_WIDE = {TV_PAGE[0], TONIGHT_PAGE[0], TONIGHT_CARD[0]}
+
+
 tv_etag = _etag_func(TV_PAGE)
+tonight_etag = _etag_func(TONIGHT_PAGE)
+tonight_card_etag = _etag_func(TONIGHT_CARD)
 api_table_etag = _etag_func(TABLE_API)
 api_matches_etag = _etag_func(TABLE_API_MATCHES)
 matches_etag = _etag_func(MATCHES_PAGE)
@@ -272,6 +303,7 @@ def _read_key(kind: tuple, stamped: Stamped, night: str) -> tuple:
         stamped.pk,
         stamped.version,
         _generation(stamped),
+        *_league(kind[0], stamped),
         night,
     )
 

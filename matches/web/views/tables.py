@@ -21,7 +21,7 @@ from matches.core.errors import RuleError
 from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.org.hosts import first_host_create, may_change_table
-from matches.play import selectors, services, tonight
+from matches.play import selectors, services, story, tonight
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
 from matches.web.exports import (
@@ -40,6 +40,7 @@ from matches.web.forms import (
     UndoForm,
 )
 from matches.web.htmx import HtmxHttpRequest
+from matches.web.story import story_context
 from matches.web.middleware import language_neutral
 
 POLL_SECONDS = 3
@@ -440,7 +441,9 @@ def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpR
 
 def _read_tv(table: Table) -> tuple:
     board = selectors.table_board(table=table, last_result=True)
-    return board, tonight.table_tonight(table=table)
+    # A closed table's TV tells the night's story (issue 24).
+    night = None if table.is_open else story.night_story(table=table)
+    return board, tonight.table_tonight(table=table), night
 
 
 @require_safe
@@ -451,11 +454,12 @@ def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
 
     def render_tv(snapshot: Snapshot) -> HttpResponse:
-        board, tonight_rows = snapshot.content
+        board, tonight_rows, night = snapshot.content
         context = {
             "table": snapshot.table,
             "board": board,
             "tonight": tonight_rows,
+            **story_context(night),
             "poll_seconds": POLL_SECONDS,
             "closed_poll_seconds": CLOSED_POLL_SECONDS,
         }

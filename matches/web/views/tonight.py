@@ -1,0 +1,57 @@
+"""The night's story at a table (issue 24): the Tonight page, with its text to copy, and the
+share card as a PNG. Public like the table page; both are read from one snapshot of the
+table and kept per state (web/caching.py), so the card is drawn once per change, not per
+request."""
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import condition, require_safe
+from django.views.decorators.vary import vary_on_headers
+
+from matches.core.stamp import Snapshot
+from matches.models import Table
+from matches.play import story as stories
+from matches.web import caching, share_card
+from matches.web import story as words
+from matches.web.htmx import HtmxHttpRequest
+
+
+def _read(table: Table) -> stories.Story:
+    return stories.night_story(table=table)
+
+
+@require_safe
+@vary_on_headers("Cookie")
+@caching.shared_cache(when=caching.is_spectator)
+@condition(etag_func=caching.tonight_etag)
+def table_tonight(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """The night's story: champion, each player's line, the longest run, the biggest upset."""
+
+    def render_page(snapshot: Snapshot) -> HttpResponse:
+        story = snapshot.content
+        link = request.build_absolute_uri(reverse("matches:tonight", args=[table_id]))
+        context = {
+            "table": snapshot.table,
+            "share_text": words.share_text(story, link),
+            **words.story_context(story),
+        }
+        return render(request, "matches/tonight.html", context)
+
+    keep = caching.is_spectator(request)
+    return caching.table_response(
+        request, table_id, caching.TONIGHT_PAGE, _read, render_page, keep=keep
+    )
+
+
+@require_safe
+@vary_on_headers("Cookie")
+@caching.shared_cache()
+@condition(etag_func=caching.tonight_card_etag)
+def table_tonight_png(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """The share card: the story drawn as a 1080×1080 PNG in the reader's language."""
+
+    def draw(snapshot: Snapshot) -> HttpResponse:
+        return HttpResponse(share_card.share_card(snapshot.content), content_type="image/png")
+
+    return caching.table_response(request, table_id, caching.TONIGHT_CARD, _read, draw, keep=True)
