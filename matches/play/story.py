@@ -207,20 +207,20 @@ def _upset(by_match: dict[int, list], changes: dict) -> Upset | None:
     other player); the earliest on a level gap. Only matches whose every seat is rated."""
     best: Upset | None = None
     for match_id, seats in by_match.items():
-        before = {pid: changes.get((match_id, pid)) for _, pid, _, _ in seats}
-        if any(change is None for change in before.values()):
+        if any((match_id, pid) not in changes for _, pid, _, _ in seats):
             continue
+        before: dict[int, int] = {pid: changes[match_id, pid][0] for _, pid, _, _ in seats}
         winner = next(seat for seat in seats if seat[3] == 1)
         others = [seat for seat in seats if seat[3] != 1]
         if not others:
             continue
-        favourite = max(others, key=lambda seat: (before[seat[1]][0], -seat[3]))
+        favourite = max(others, key=lambda seat: (before[seat[1]], -seat[3]))
         upset = Upset(
             match=winner[0],
             winner=winner[2],
-            winner_rating=before[winner[1]][0],
+            winner_rating=before[winner[1]],
             favourite=favourite[2],
-            favourite_rating=before[favourite[1]][0],
+            favourite_rating=before[favourite[1]],
         )
         if upset.gap > 0 and (best is None or upset.gap > best.gap):
             best = upset

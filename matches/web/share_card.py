@@ -1,4 +1,4 @@
-"""The night's share card: a 1080×1080 PNG of the story, drawn on our own server with Pillow
+"""The night's share card: a 1080x1080 PNG of the story, drawn on our own server with Pillow
 and the DejaVu fonts shipped in static/fonts (no web font from outside; DejaVu covers every
 accent a Portuguese or Polish name needs). The layout is worked out first, every line
 measured, so a long name shrinks and then ends in "…" instead of leaving the canvas; the
@@ -86,7 +86,7 @@ def wrap(text: str, width: int, size: int, lines: int, bold: bool = False) -> li
     if current:
         result.append(current)
     if len(result) > lines:
-        result = result[: lines - 1] + [" ".join(result[lines - 1 :])]
+        result = [*result[: lines - 1], " ".join(result[lines - 1 :])]
     return [fit(line, width, size, size, bold)[0] for line in result]
 
 
@@ -127,8 +127,8 @@ def layout(story: Story) -> list[Line]:
     if upset := words.upset_sentence(story):
         footer.append(upset)
     if footer:
-        text, size = wrap_to_fit(" ".join(footer), RIGHT - MARGIN, 30, 20, lines=4)
-        for n, line in enumerate(text):
+        wrapped, size = wrap_to_fit(" ".join(footer), RIGHT - MARGIN, 30, 20, lines=4)
+        for n, line in enumerate(wrapped):
             placed.append(_place(line, MARGIN, 900 + n * round(size * 1.22), size, False, TEXT))
     return placed
 
@@ -179,5 +179,5 @@ def draw(placed: list[Line]) -> bytes:
 
 
 def share_card(story: Story) -> bytes:
-    """The night's story as a 1080×1080 PNG in the active language."""
+    """The night's story as a 1080x1080 PNG in the active language."""
     return draw(layout(story))

@@ -41,7 +41,7 @@ HTML = HtmlWords()
 
 
 def names_joined(names: list[str], words: Words = PLAIN) -> str:
-    """"Ana", "Ana and Ben", "Ana, Ben and Cara" in the reader's language (names as words
+    """ "Ana", "Ana and Ben", "Ana, Ben and Cara" in the reader's language (names as words
     made them)."""
     if len(names) < 2:
         return "".join(names)
@@ -52,7 +52,7 @@ def names_joined(names: list[str], words: Words = PLAIN) -> str:
 
 
 def night_title(story: Story) -> str:
-    """"Front bar, night of 1 December 2026"."""
+    """ "Front bar, night of 1 December 2026"."""
     return gettext("%(table)s, night of %(date)s") % {
         "table": story.table.name,
         "date": date_format(story.night, "DATE_FORMAT"),
@@ -60,7 +60,7 @@ def night_title(story: Story) -> str:
 
 
 def score_words(story: Story, score: int) -> str:
-    """"7 points" at a ranked table, "3 wins" at a winner-takes-all one."""
+    """ "7 points" at a ranked table, "3 wins" at a winner-takes-all one."""
     if story.ranked:
         return ngettext("%(n)d point", "%(n)d points", score) % {"n": score}
     return ngettext("%(n)d win", "%(n)d wins", score) % {"n": score}

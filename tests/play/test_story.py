@@ -21,7 +21,7 @@ def play(table, *games):
 
 
 def lines(night):
-    return [(l.player, l.played, l.wins, l.points, l.places) for l in night.lines]
+    return [(p.player, p.played, p.wins, p.points, p.places) for p in night.lines]
 
 
 class TestRanked:
@@ -37,7 +37,7 @@ class TestRanked:
             ("Ben", 2, 0, 1, [4, 3]),
         ]
         # Level on points: shared, though Alice has a win more (listed first for it).
-        assert [l.player for l in night.champions] == ["Alice", "Cara"]
+        assert [p.player for p in night.champions] == ["Alice", "Cara"]
         assert night.champion_score == 4
         assert night.matches == 2
 
@@ -45,7 +45,7 @@ class TestRanked:
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"], ["Dev", "Ben", "Alice"])
         night = story.night_story(table=table)
-        assert [(l.player, l.points) for l in night.champions] == [("Cara", 5)]
+        assert [(p.player, p.points) for p in night.champions] == [("Cara", 5)]
 
     def test_the_longest_winning_run_names_its_matches(self):
         table = make_table()
@@ -81,7 +81,7 @@ class TestRanked:
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"], ["Dev", "Ben", "Alice"], ["Alice", "Ben", "Cara"])
         night = story.night_story(table=table)
-        dev = next(l for l in night.lines if l.player == "Dev")
+        dev = next(p for p in night.lines if p.player == "Dev")
         changes = list(
             RatingChange.objects.filter(player_id=dev.player_id).order_by("match__number")
         )
@@ -128,7 +128,7 @@ class TestRanked:
         with django_assert_num_queries(3):
             night = story.night_story(table=table)
         assert night.matches == 6
-        assert [(l.player, l.wins) for l in night.champions] == [("P7", 6)]
+        assert [(p.player, p.wins) for p in night.champions] == [("P7", 6)]
 
 
 class TestWinnerTakesAll:
@@ -137,7 +137,7 @@ class TestWinnerTakesAll:
         play(table, ["Ben", "Alice", "Cara"], ["Ben", "Alice", "Cara"], ["Ben", "Dev", "Alice"])
         night = story.night_story(table=table)
         assert lines(night)[:2] == [("Dev", 3, 2, None, [1, 1, 3]), ("Cara", 3, 1, None, [2, 2, 1])]
-        assert [l.player for l in night.champions] == ["Dev"]
+        assert [p.player for p in night.champions] == ["Dev"]
         assert night.champion_score == 2
         assert night.runs == [story.Run("Dev", 2, 1, 2)]
 
@@ -145,7 +145,7 @@ class TestWinnerTakesAll:
         table = make_table(mode=Table.Mode.WINNER_TAKES_ALL)
         play(table, ["Ben", "Alice", "Cara"], ["Ben", "Alice", "Dev"])
         night = story.night_story(table=table)
-        assert sorted(l.player for l in night.champions) == ["Cara", "Dev"]
+        assert sorted(p.player for p in night.champions) == ["Cara", "Dev"]
         assert night.champion_score == 1
 
 
@@ -174,4 +174,4 @@ class TestWhichNight:
         # Days later the closed table still tells its last night: match 2 alone.
         night = story.night_story(table=table, now=table.closed_at + datetime.timedelta(days=5))
         assert night.matches == 1
-        assert [l.player for l in night.champions] == ["Cara"]
+        assert [p.player for p in night.champions] == ["Cara"]

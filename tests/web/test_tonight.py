@@ -1,6 +1,6 @@
 """The Tonight page and the share card (issue 24): public like the table page, in the
 reader's language, reachable from the table page, on the TV once the table closes; the card
-is a 1080×1080 PNG whose every line stays on the canvas, drawn once per state."""
+is a 1080x1080 PNG whose every line stays on the canvas, drawn once per state."""
 
 import io
 import re
@@ -70,9 +70,7 @@ class TestTonightPage:
     def test_a_spectator_reads_the_nights_story(self, night, client):
         html = client.get(tonight_url(night)).content.decode()
         assert "Champion of the night: <bdi>Dev</bdi>, with 8 points." in html
-        assert (
-            "Longest winning run: <bdi>Dev</bdi>, 2 wins in a row (matches 1 to 2)." in html
-        )
+        assert "Longest winning run: <bdi>Dev</bdi>, 2 wins in a row (matches 1 to 2)." in html
         # Dev went into match 3 rated above Cara after two wins: Cara's win is the upset.
         upset = story.night_story(table=night).upset
         assert (upset.match, upset.winner, upset.favourite) == (3, "Cara", "Dev")
@@ -93,9 +91,11 @@ class TestTonightPage:
         ]
 
     def test_the_rating_change_is_shown_with_its_ends(self, night, client):
-        dev = next(l for l in story.night_story(table=night).lines if l.player == "Dev")
+        dev = next(p for p in story.night_story(table=night).lines if p.player == "Dev")
         html = client.get(tonight_url(night)).content.decode()
-        assert f"+{dev.rating_change} <span class=\"muted\">(1000 → {dev.rating_after})</span>" in html
+        assert (
+            f'+{dev.rating_change} <span class="muted">(1000 → {dev.rating_after})</span>' in html
+        )
 
     def test_the_text_to_copy_says_the_same(self, night, client):
         html = client.get(tonight_url(night)).content.decode()
@@ -104,7 +104,9 @@ class TestTonightPage:
         assert lines[0] == "Front bar, night of " + lines[0].split("night of ")[1]
         assert lines[1] == "Champion of the night: Dev, with 8 points."
         assert lines[3].startswith("1. Dev: 8 points, 2 wins, 3 played, rating +")
-        assert lines[6] == "4. Ben: 0 points, 0 wins, 3 played, rating " + lines[6].rsplit(" ", 1)[1]
+        assert (
+            lines[6] == "4. Ben: 0 points, 0 wins, 3 played, rating " + lines[6].rsplit(" ", 1)[1]
+        )
         assert "Longest winning run: Dev, 2 wins in a row (matches 1 to 2)." in lines
         assert lines[-1] == "http://testserver" + tonight_url(night)
         assert 'data-copy="night-text"' in html and ">Copy</button>" in html
@@ -112,7 +114,9 @@ class TestTonightPage:
     def test_in_portuguese(self, night, client):
         html = client.get(tonight_url(night), HTTP_ACCEPT_LANGUAGE="pt").content.decode()
         assert "Melhor da noite: <bdi>Dev</bdi>, com 8 pontos." in html
-        assert "Maior série de vitórias: <bdi>Dev</bdi>, 2 vitórias seguidas (partidas 1 a 2)." in html
+        assert (
+            "Maior série de vitórias: <bdi>Dev</bdi>, 2 vitórias seguidas (partidas 1 a 2)." in html
+        )
         assert "1. Dev: 8 pontos, 2 vitórias, 3 jogos, rating +" in html
         assert ">Copiar</button>" in html
 
@@ -127,7 +131,7 @@ class TestTonightPage:
             "Shared champions of the night, level on 1 win: <bdi>Dev</bdi> and <bdi>Cara</bdi>."
             in html
         )
-        assert "<th scope=\"col\" class=\"num\">Points</th>" not in html
+        assert '<th scope="col" class="num">Points</th>' not in html
 
     def test_the_biggest_upset_in_words(self, host, client):
         warm_up = make_table(name="Back room", players=["Ben", "Eve", "Finn"])
@@ -225,7 +229,7 @@ class TestShareCard:
             assert line.x >= share_card.MARGIN, line
             assert line.x + line.width <= share_card.RIGHT, line
             assert line.width == share_card.text_width(line.text, line.size, line.bold)
-            assert 0 <= line.y and line.y + line.height <= share_card.SIZE, line
+            assert line.y >= 0 and line.y + line.height <= share_card.SIZE, line
         texts = [line.text for line in placed]
         # Every player has a row; the longest names were cut to fit, accents kept.
         assert sum(1 for t in texts if t.endswith("…")) >= 1

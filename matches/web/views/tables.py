@@ -40,8 +40,8 @@ from matches.web.forms import (
     UndoForm,
 )
 from matches.web.htmx import HtmxHttpRequest
-from matches.web.story import story_context
 from matches.web.middleware import language_neutral
+from matches.web.story import story_context
 
 POLL_SECONDS = 3
 # A closed table's TV and spectator page poll slowly, to notice a reopen (the page then

@@ -49,7 +49,7 @@ def table_tonight(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 @caching.shared_cache()
 @condition(etag_func=caching.tonight_card_etag)
 def table_tonight_png(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    """The share card: the story drawn as a 1080×1080 PNG in the reader's language."""
+    """The share card: the story drawn as a 1080x1080 PNG in the reader's language."""
 
     def draw(snapshot: Snapshot) -> HttpResponse:
         return HttpResponse(share_card.share_card(snapshot.content), content_type="image/png")
