@@ -248,7 +248,7 @@ def _etag_func(kind: tuple) -> Callable[[HtmxHttpRequest, int], str | None]:
     return table_etag
 
 
-LEAGUE_WIDE = {TV_PAGE[0], TONIGHT_PAGE[0], TONIGHT_CARD[0]}
+LEAGUE_WIDE = {TONIGHT_PAGE[0], TONIGHT_CARD[0]}
 
 
 tv_etag = _etag_func(TV_PAGE)

@@ -193,6 +193,16 @@ class TestTonightPage:
         with django_assert_num_queries(1):  # kept: only the table's row
             assert FormClient().get(tonight_url(table)).status_code == 200
 
+    def test_a_filing_elsewhere_moves_the_tag_as_ratings_may_change(self, night, client):
+        """The story tells ratings, which the league's replay may rewrite without a write on
+        this table: the page, the card and a closed table's TV name the league's version."""
+        close(night)
+        urls = [tonight_url(night), card_url(night), reverse("matches:tv", args=[night.pk])]
+        tags = [client.get(url)["ETag"] for url in urls]
+        other = make_table(name="Back room")
+        play(other, ["Ben", "Alice", "Cara"])
+        assert all(client.get(url)["ETag"] != tag for url, tag in zip(urls, tags, strict=True))
+
     def test_answers_304_until_the_table_moves(self, night, client):
         first = client.get(tonight_url(night))
         again = client.get(tonight_url(night), HTTP_IF_NONE_MATCH=first["ETag"])
