@@ -26,6 +26,14 @@ class StandingRow:
     seconds: int
     thirds: int
     points: int
+    # The step of the order that put this row below the one above (TIE_BREAK_STEPS), None
+    # when the first key (points; wins when ranking by wins) did or on the first row, and
+    # LEVEL when nothing did. For the page: the step that put it above the row below
+    # (ahead_on, ahead_of that player) and whom it is level with on every step.
+    tie_break: str | None = None
+    ahead_on: str | None = None
+    ahead_of: str | None = None
+    level_with: tuple[str, ...] = ()
 
     @property
     def win_percent(self) -> Decimal:
@@ -53,7 +61,9 @@ class StandingRow:
         return [self.rank, shared, self.player, *counts, str(self.win_percent)]
 
 
-STANDING_JSON_FIELDS = ("rank", "shared", "player", "played", "wins", "seconds", "thirds", "points")
+STANDING_JSON_FIELDS = (
+    "rank", "shared", "player", "played", "wins", "seconds", "thirds", "points", "tie_break"
+)  # fmt: skip
 STANDING_CSV_HEADER = [
     "rank", "shared", "player", "played", "wins", "2nds", "3rds", "points", "win %"
 ]  # fmt: skip
@@ -83,6 +93,20 @@ def _tally_filter(
 SUMS = {f"{name}_sum": Sum(name) for name in COUNT_FIELDS}
 
 
+# The steps of each order, named as the standings API's tie_break says them.
+TIE_BREAK_STEPS = ("points", "wins", "seconds", "thirds", "played")
+WINS_ONLY_STEPS = ("wins", "played")
+LEVEL = "level"
+
+
+def _separated_on(above: tuple, below: tuple, steps: tuple[str, ...]) -> str | None:
+    """The step that put `below` under `above`: None if the first, LEVEL if none."""
+    for index, (a, b) in enumerate(zip(above, below, strict=True)):
+        if a != b:
+            return steps[index] if index else None
+    return LEVEL
+
+
 def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
     # More is better except matches played: fewer is the last tie-break.
     if wins_only:
@@ -104,10 +128,21 @@ def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[Standin
         ((_order_key(row, wins_only), row["player__key"], row["player_id"], row) for row in rows),
         key=lambda item: item[:3],
     )
+    steps = WINS_ONLY_STEPS if wins_only else TIE_BREAK_STEPS
+    # Each step against the row above, then against the row below (the next one's).
+    breaks = [None] + [
+        _separated_on(keyed[index - 1][0], keyed[index][0], steps) for index in range(1, len(keyed))
+    ]
+    # Who shares every step with whom (players with an equal key).
+    level: dict[tuple, list[str]] = {}
+    for key, _, _, row in keyed:
+        level.setdefault(key, []).append(row["player__name"])
     result: list[StandingRow] = []
     for index, (key, _, _, row) in enumerate(keyed):
         tied_above = index > 0 and keyed[index - 1][0] == key
         tied_below = index + 1 < len(keyed) and keyed[index + 1][0] == key
+        below = breaks[index + 1] if index + 1 < len(keyed) else None
+        ahead = below not in (None, LEVEL)
         result.append(
             StandingRow(
                 rank=result[-1].rank if tied_above else index + 1,
@@ -119,6 +154,10 @@ def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[Standin
                 seconds=row["seconds_sum"],
                 thirds=row["thirds_sum"],
                 points=row["points_sum"],
+                tie_break=breaks[index],
+                ahead_on=below if ahead else None,
+                ahead_of=keyed[index + 1][3]["player__name"] if ahead else None,
+                level_with=tuple(name for name in level[key] if name != row["player__name"]),
             )
         )
     return result

@@ -25,7 +25,9 @@ def crown(table, order):
 
 def standings_names(client) -> list[str]:
     html = client.get(reverse("matches:standings")).content.decode()
-    return re.findall(r'<td><a href="/players/\d+/">([^<]+)</a></td>', html)
+    # A row's tie-break note (issue 24) follows the name in its cell.
+    tie_break = r"(?:<small[^>]*>[^<]*</small>)?"
+    return re.findall(rf'<td><a href="/players/\d+/">([^<]+)</a>{tie_break}</td>', html)
 
 
 class TestRename:

@@ -43,7 +43,9 @@ def rows(client, **params) -> list[tuple[str, int]]:
 
 
 def page_players(html: str) -> list[str]:
-    return re.findall(r'<td><a href="/players/\d+/">([^<]+)</a></td>', html)
+    # A row's tie-break note (issue 24) follows the name in its cell.
+    tie_break = r"(?:<small[^>]*>[^<]*</small>)?"
+    return re.findall(rf'<td><a href="/players/\d+/">([^<]+)</a>{tie_break}</td>', html)
 
 
 class TestSeasonPages:

@@ -135,7 +135,7 @@ class TestFilters:
         }  # fmt: skip
         assert data["rows"][0] == {
             "rank": 1, "shared": False, "player": "Ann", "played": 1,
-            "wins": 1, "seconds": 0, "thirds": 0, "points": 3,
+            "wins": 1, "seconds": 0, "thirds": 0, "points": 3, "tie_break": None,
         }  # fmt: skip
         html = client.get(reverse("matches:table_standings", args=[table.pk])).content.decode()
         assert re.search(r"<td>1</td>\s*<td><a href=\"/players/\d+/\">Ann</a></td>", html)
