@@ -249,6 +249,13 @@
   box.addEventListener("input", function () {
     draw();
   });
+  // A name typed but not yet chosen is meant to play: it takes the last seat before the form
+  // is sent (the form's data is read after this event).
+  form.addEventListener("submit", function () {
+    if (input.value.trim()) {
+      add(input.value);
+    }
+  });
   shuffleButton.addEventListener("click", function () {
     var seated = names();
     var random = new Uint32Array(seated.length);

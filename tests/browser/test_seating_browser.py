@@ -130,6 +130,16 @@ class TestSeatFromTheLeague:
         page.get_by_label("Players").fill("Ann\nBob\nCy")
         assert seat_names(page) == ["Ann", "Bob", "Cy"]
 
+    def test_a_name_typed_but_not_chosen_takes_the_last_seat(self, page, site):
+        page.goto(f"{site}/tables/new/")
+        page.get_by_label("Table name").fill("Snug")
+        page.get_by_label("Players").fill("Ann\nBob\nCy")
+        finder(page).press_sequentially("Dee")
+        page.get_by_role("group", name="Mode").get_by_label("Ranked (3/2/1)").check()
+        page.get_by_role("button", name="Launch table").tap()
+        expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+        assert seated(Table.objects.get(name="Snug")) == ["Ann", "Bob", "Cy", "Dee"]
+
 
 class TestDidYouMean:
     def test_zoe_for_zoe_with_diaeresis_is_caught_at_launch(self, page, site):
