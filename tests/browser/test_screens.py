@@ -92,6 +92,21 @@ class TestTheTvAcrossThePub:
         page.screenshot(path=SCREENSHOTS / "board-ten-standing-1920x1080.png")
         page.context.close()
 
+    @pytest.mark.parametrize("out", [3, 6, 8])
+    def test_long_names_fit_however_many_are_out(self, browser, site, out):
+        table = make_table(players=LONG_NAMES, name="The Crown & Anchor, Saturday night")
+        play(table, LONG_NAMES[1:][::-1])  # match 1 filed
+        play(table, LONG_NAMES[:out])  # match 2: these are out
+        page = tv_page(browser, site, table)
+        expect(page.locator(".tv-out li")).to_have_count(out)
+        page.screenshot(path=SCREENSHOTS / f"board-{out}-out-1920x1080.png")
+        assert min(page.evaluate(FONT_SIZES, ".tv-players li")) >= 48
+        assert_nothing_scrolls(page, TV)
+        assert overflowing(page, "#live") == []
+        assert outside(page, ".tv-players li, .tv-out li", ".tv-now") == []
+        assert outside(page, ".tonight-table tbody tr", ".tonight") == []
+        page.context.close()
+
     def test_three_standing_fill_the_lower_half_with_larger_names(self, browser, site):
         table = make_table(players=["Ann", "Bob", "Cy", "Dee", "Eve"])
         play(table, ["Eve", "Dee"])
