@@ -375,3 +375,33 @@ class TestTheAdmin:
         assert boss.post(url, {"post": "yes"}).status_code == 302
         assert not MatchCorrection.objects.exists()
         assert integrity_problems() == []
+
+
+class TestEveryScreenShowsTheCorrection:
+    def test_the_public_page_the_tv_and_a_tap_s_board_after_it(self, host_client, client, table):
+        page = reverse("matches:table", args=[table.pk])
+        tv = reverse("matches:tv", args=[table.pk])
+        # Rendered and kept for spectators before the correction.
+        assert "Match 1: Dev won" in text(client.get(page))
+        seen_tv = client.get(tv)
+        assert "Match 1: Dev won" in text(host_client.get(page))
+        api_url = reverse("matches:api_table", args=[table.pk])
+        seen_api = client.get(api_url)
+
+        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+
+        assert "Match 1: Cara won" in text(client.get(page))
+        again = client.get(tv, HTTP_IF_NONE_MATCH=seen_tv["ETag"])
+        assert again.status_code == 200 and again["ETag"] != seen_tv["ETag"]
+        api = client.get(api_url, HTTP_IF_NONE_MATCH=seen_api["ETag"])
+        assert api.status_code == 200
+        first = next(m for m in api.json()["matches"] if m["number"] == 1)
+        assert first["winner"] == "Cara"
+        assert first["results"] == [
+            {"player": "Cara", "place": 1, "points": 3},
+            {"player": "Dev", "place": 2, "points": 2},
+            {"player": "Ben", "place": 3, "points": 1},
+            {"player": "Alice", "place": 4, "points": 0},
+        ]
+        tap(table, "Ben")  # a plain tap answers from the filings this process kept
+        assert "Match 1: Cara won" in text(host_client.get(page))
