@@ -31,9 +31,11 @@ def table_tonight(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     def render_page(snapshot: Snapshot) -> HttpResponse:
         story = snapshot.content
         link = request.build_absolute_uri(reverse("matches:tonight", args=[table_id]))
+        text = words.share_text(story, link)
         context = {
             "table": snapshot.table,
-            "share_text": words.share_text(story, link),
+            "share_text": text,
+            "share_rows": text.count("\n") + 1,  # the whole text in view, no scrolling
             **words.story_context(story),
         }
         return render(request, "matches/tonight.html", context)
