@@ -4,6 +4,7 @@ the players, the saved match shows the new places; without JavaScript the text b
 import re
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from matches.models import MatchCorrection
@@ -88,3 +89,19 @@ def test_without_javascript_the_text_box_is_the_form(browser, site, filed):
     assert places(filed.matches.get(number=1)) == {"Dev": 4, "Ben": 3, "Cara": 2, "Alice": 1}
     assert MatchCorrection.objects.count() == 1
     context.close()
+
+
+def test_no_axe_violations_in_either_theme(browser, site, filed):
+    found = []
+    for scheme in ("light", "dark"):
+        context = tablet(browser, PORTRAIT, color_scheme=scheme)
+        page = context.new_page()
+        log_in(page, site)
+        page.goto(f"{site}/tables/{filed.pk}/matches/1/correct/")
+        page.get_by_role("button", name="Move Cara up").tap()
+        found += [f"{scheme} form: {v['id']}" for v in Axe().run(page).response["violations"]]
+        page.get_by_role("button", name="Save correction").tap()
+        expect(page.get_by_text("Match 1 corrected.")).to_be_visible()
+        found += [f"{scheme} match: {v['id']}" for v in Axe().run(page).response["violations"]]
+        context.close()
+    assert found == []
