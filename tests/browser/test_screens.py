@@ -19,8 +19,8 @@ FONT_SIZES = """(selector) => [...document.querySelectorAll(selector)].map(
     el => parseFloat(getComputedStyle(el).fontSize))"""
 
 
-def tv_page(browser, site, table):
-    page = browser.new_context(viewport=TV, locale="en-GB").new_page()
+def tv_page(browser, site, table, locale="en-GB"):
+    page = browser.new_context(viewport=TV, locale=locale).new_page()
     page.goto(f"{site}/tables/{table.pk}/board/")
     return page
 
@@ -56,13 +56,17 @@ def assert_nothing_scrolls(page, viewport) -> None:
 
 
 class TestTheTvAcrossThePub:
-    def test_ten_long_names_at_48px_and_tonight_at_32px_without_scrolling(self, browser, site):
+    @pytest.mark.parametrize("locale", ["en-GB", "pt-PT"])
+    def test_ten_long_names_at_48px_and_tonight_at_32px_without_scrolling(
+        self, browser, site, locale
+    ):
         table = make_table(players=LONG_NAMES, name="The Crown & Anchor, Saturday night")
         play(table, LONG_NAMES[1:][::-1])  # match 1 filed: ten in tonight's totals
-        page = tv_page(browser, site, table)
+        page = tv_page(browser, site, table, locale)
         names = page.locator(".tv-players li")
         expect(names).to_have_count(10)  # match 2: all ten standing
         expect(page.locator(".tonight-table tbody tr")).to_have_count(10)
+        page.screenshot(path=SCREENSHOTS / f"board-ten-standing-{locale}-1920x1080.png")
         name_sizes = page.evaluate(FONT_SIZES, ".tv-players li")
         assert len(name_sizes) == 10 and min(name_sizes) >= 48, name_sizes
         totals = page.evaluate(FONT_SIZES, ".tonight-table tbody th, .tonight-table tbody td")
@@ -89,7 +93,6 @@ class TestTheTvAcrossThePub:
         assert last["y"] + last["height"] > TV["height"] * 0.8
         tonight = page.locator(".tonight").bounding_box()
         assert tonight["y"] + tonight["height"] > TV["height"] * 0.6
-        page.screenshot(path=SCREENSHOTS / "board-ten-standing-1920x1080.png")
         page.context.close()
 
     @pytest.mark.parametrize("out", [3, 6, 8])
