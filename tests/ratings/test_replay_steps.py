@@ -116,6 +116,26 @@ class TestAnOldCrowningsUndo:
         assert api_rows(client) == league.expected_rows()
         assert rating_problems() == []
 
+    def test_an_undo_late_in_a_long_history_settles_to_a_recompute(self, manual, client, host):
+        """Most of the history lies before the undone crowning: each player's state there is
+        read walking back from their latest rating, where an early undo walks forward from
+        their first (the shorter side either way). Gus starts after it, Eve plays only
+        before it, Dee's only match is the one undone."""
+        league = League()
+        back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
+        for n in range(6):
+            play_out(back, ["Eve", "Bob"] if n % 2 else ["Bob", "Eve"], league)
+        front = make_table(host=host, players=ROSTER, name="Front")
+        play_out(front, ["Dee", "Cy", "Bob"], league)
+        late = make_table(host=host, players=["Ann", "Bob", "Gus"], name="Late")
+        play_out(late, ["Gus", "Ann"], league)
+
+        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        league.filed.pop(6)
+
+        assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
+        settle_and_check(client, league)
+
 
 class TestSteps:
     def test_each_step_rates_a_bounded_number_of_matches_in_the_same_queries(
@@ -220,6 +240,27 @@ class TestSteps:
         assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
         merge_names(league, "Bobby", "Bob")
         settle_and_check(client, league)
+
+    def test_a_merge_resumed_after_a_crash_reads_only_final_ratings(
+        self, manual, client, host, monkeypatch
+    ):
+        """Bob and Bobby alternate, so once merged the stored changes not yet replayed carry
+        career numbers that the replayed ones reuse (Bobby's 2nd is the merged Bob's 4th):
+        a restarted process must take each player's state from the replayed side only."""
+        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        league = League()
+        one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
+        two = make_table(host=host, players=["Dee", "Bobby", "Eve"], name="Two")
+        for _ in range(3):
+            play_out(one, ["Cy", "Bob"], league)
+            play_out(two, ["Eve", "Bobby"], league)
+        bob = one.matches.first().seats.get(player__name="Bob").player
+        player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+        merge_names(league, "Bobby", "Bob")
+        assert replay_step(owner="first") == (Step.STEPPED, 2)
+        replay._kept.clear()  # the process died; what it remembered is gone
+        RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
+        settle_and_check(client, league, owner="second")
 
     def test_the_rebuild_reports_its_progress(self, manual, host, monkeypatch):
         monkeypatch.setattr(replay, "STEP_MATCHES", 2)
