@@ -46,6 +46,7 @@ def _seed(matches: int) -> dict:
     from django.db import connection, transaction
     from django.db.models import Count, Min
 
+    from matches.core.rows import statistics_refresh
     from matches.models import Match, Player, Seat, Tap
     from matches.play import services
     from matches.play.seed import league_seed
@@ -90,6 +91,7 @@ def _seed(matches: int) -> dict:
     started = time.perf_counter()
     league_recount()  # every aggregate from the seats, the split included
     ratings_settle()
+    statistics_refresh()
     replayed = time.perf_counter() - started
     connection.close()
     return {

@@ -33,3 +33,12 @@ def rows_insert(model: type[Model], rows: list[dict[str, Any]]) -> None:
             return
         marks = ", ".join(["%s"] * len(names))
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values))  # noqa: S608 (names from the model, values as parameters)
+
+
+def statistics_refresh() -> None:
+    """Have the database look at its tables again (ANALYZE, on both databases) after a bulk
+    load. PostgreSQL's autovacuum does it only a while later, and until then plans queries
+    for empty tables: at 100,000 freshly seeded matches a replay's first read took minutes
+    instead of 0.1 s, and a merge 1.7 s."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")

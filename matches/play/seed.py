@@ -14,7 +14,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, Max, OuterRef, Subquery
 from django.utils import timezone
 
-from matches.core.rows import rows_insert
+from matches.core.rows import rows_insert, statistics_refresh
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.results.filing import league_recount
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
@@ -83,7 +83,9 @@ def league_seed(
             pending = []
             step("matches", index + 1, matches)
     _times(table_ids=[t.pk for t in table_rows])
+    statistics_refresh()  # the recount's reads, planned for the rows just written
     league_recount(progress=progress)
+    statistics_refresh()  # and the league's, for the aggregates and ratings it wrote
     return people
 
 
