@@ -4,14 +4,17 @@ answering; the ratings then settle, in the serving processes' own replay threads
 exactly a full recompute.
 
     python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
+                                [--tap-pause 0.25]
 
 Setup, in this process: seed_league's bulk league (matches/play/seed.py); one table, Old, whose only match is
 filed at the very start of the league's history (so its crowning is that table's latest tap
 and every later rating depends on it); and the longest career split in two records that
 never met (their merge joins them back). The seeding's full rating replay is timed.
 
-Then gunicorn (gunicorn.conf.py's settings, three workers) serves it on 127.0.0.1: host
-clients tap at other tables throughout, the undo goes in, the ratings are polled until they
+Then gunicorn (gunicorn.conf.py's settings, three workers) serves it on 127.0.0.1: four host
+clients tap at other tables throughout, each reading its table and tapping every quarter of a
+second (--tap-pause; 16 taps a second in all, about ten times a 30-table pub's busiest
+minute; 0 taps flat out, which leaves the replay only what CPU the taps do not take), the undo goes in, the ratings are polled until they
 have settled, the merge goes in, and again. Targets: each answer under 1 s, taps at other
 tables p99 under 1 s and never a 5xx, settled within 60 s, check_integrity clean.
 """
@@ -133,7 +136,8 @@ def main(args, env) -> int:
     from django.db import connection
 
     matches = 5_000 if args.short else args.league_matches
-    print(f"Replay load test on {connection.vendor}: {matches:,} filed matches")
+    print(f"Replay load test on {connection.vendor}: {matches:,} filed matches; four hosts "
+          f"tapping at other tables, {args.tap_pause:g} s between taps")  # fmt: skip
     made = _seed(matches)
     print(f"  seeded in {made['seeded_s']:.1f} s; every aggregate recounted and the ratings "
           f"replayed from scratch in {made['recount_s']:.1f} s")  # fmt: skip
@@ -150,7 +154,14 @@ def main(args, env) -> int:
     players = [
         threading.Thread(
             target=host_loop,
-            args=(Browser(server.port, taps, cookies, csrf), table, 10_000, stop, rng),
+            args=(
+                Browser(server.port, taps, cookies, csrf),
+                table,
+                10_000,
+                stop,
+                rng,
+                args.tap_pause,
+            ),  # fmt: skip
         )
         for table in tables
     ]

@@ -137,10 +137,16 @@ class Browser:
 
 
 def host_loop(
-    browser: Browser, table_id: int, matches: int, stop: threading.Event, rng: random.Random
+    browser: Browser,
+    table_id: int,
+    matches: int,
+    stop: threading.Event,
+    rng: random.Random,
+    pause: float = 0.0,
 ) -> None:
     """Play a table until `matches` are filed: progress from the JSON API, taps through the
-    tap forms' fields, outcomes from the messages' levels (no markup or wording guessed)."""
+    tap forms' fields, outcomes from the messages' levels (no markup or wording guessed).
+    pause: seconds between one tap's answer and the next read (0: flat out)."""
     board, api = f"/tables/{table_id}/", f"/api/tables/{table_id}/"
     deadline = time.monotonic() + DEADLINE_SECONDS
     while not stop.is_set() and time.monotonic() < deadline:
@@ -170,6 +176,8 @@ def host_loop(
                         browser.stats.replays += 1
                     else:
                         browser.stats.acknowledged.add(form["key"])
+            if pause:
+                stop.wait(pause)
         except (OSError, http.client.HTTPException, ValueError, KeyError):
             if stop.is_set():
                 return
@@ -419,6 +427,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--league-matches", type=int, default=100_000, help="the replay mode's league size"
+    )
+    parser.add_argument(
+        "--tap-pause",
+        type=float,
+        default=0.25,
+        help="the replay mode's hosts wait this long between taps (0: flat out)",
     )
     parser.add_argument(
         "--close-connections",
