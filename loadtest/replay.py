@@ -161,7 +161,7 @@ def main(args, env) -> int:
                 stop,
                 rng,
                 args.tap_pause,
-            ),  # fmt: skip
+            ),
         )
         for table in tables
     ]
