@@ -14,6 +14,7 @@ from matches.models import (
     Match,
     MatchCorrection,
     Player,
+    PlayerMerge,
     Seat,
     StandingsStamp,
     Table,
@@ -266,6 +267,16 @@ class MatchCorrectionAdmin(ReadOnlyAdmin):
     list_display = ["match", "corrected_by", "corrected_at", "before", "after"]
     list_select_related = ["match__table", "corrected_by"]
     raw_id_fields = ["match", "corrected_by"]
+
+
+@admin.register(PlayerMerge)
+class PlayerMergeAdmin(ReadOnlyAdmin):
+    """Merges are made and undone from the players' pages (a service moves every row back);
+    the admin shows them, and each one's history names who merged and who undid."""
+
+    list_display = ["absorbed_name", "kept_id", "merged_at", "merged_by", "undone_at", "undone_by"]
+    list_select_related = ["merged_by", "undone_by"]
+    exclude = ["seat_ids", "tap_ids", "absorbed"]
 
 
 @admin.register(DailyTally, AllTimeTotal)

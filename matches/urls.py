@@ -51,6 +51,13 @@ urlpatterns = [
     path("players/<id:player_id>/", views_league.player_detail, name="player"),
     path("players/<id:player_id>/rename/", views_players.player_rename, name="player_rename"),
     path("players/<id:player_id>/merge/", views_players.player_merge, name="player_merge"),
+    path("players/", views_players.player_list, name="players"),
+    path("players/merges/", views_players.player_merges, name="player_merges"),
+    path(
+        "players/merges/<id:merge_id>/undo/",
+        views_players.player_merge_undo,
+        name="player_merge_undo",
+    ),
     path("api/tables/<id:table_id>/", views.api_table, name="api_table"),
     path("api/tables/<id:table_id>/matches/", views.api_table_matches, name="api_table_matches"),
     path("api/standings/", views_standings.api_standings, name="api_standings"),

@@ -3,6 +3,7 @@ matches.models.<Name>."""
 
 from matches.models.corrections import MatchCorrection
 from matches.models.hosts import HostProfile
+from matches.models.merges import PlayerMerge
 from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
 from matches.models.stamp import StandingsStamp
 from matches.models.standings import (
@@ -28,6 +29,7 @@ __all__ = [
     "MatchCorrection",
     "MatchQuerySet",
     "Player",
+    "PlayerMerge",
     "PlayerNight",
     "PlayerRating",
     "RatingChange",

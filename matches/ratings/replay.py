@@ -361,6 +361,22 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     _schedule(_match_position(first), seats_moved=True)
 
 
+def ratings_unmerged(*, restored_id: int) -> None:
+    """After an undone merge gave a record its seats back (and the rating changes of those
+    matches), in that transaction: the replay re-rates from the first filed match the
+    restored player sat in; every rating before it is as the merge left it, which is as if
+    it had never happened."""
+    first = (
+        Match.objects.filed()
+        .filter(seats__player_id=restored_id)
+        .order_by("filed_at", "pk")
+        .only("pk", "filed_at")
+        .first()
+    )
+    if first is not None:
+        _schedule(_match_position(first), seats_moved=True)
+
+
 def ratings_matches_deleted(*, since: Position | None) -> None:
     """After filed matches were deleted with their table (the admin), in that transaction:
     every match filed from the first of them on is re-rated (since: its position, None if

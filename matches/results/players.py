@@ -3,16 +3,22 @@
 Every seat, tap, tally and rating follows, and every cached page that shows names
 (standings, ratings, table pages, the TV) is refreshed at once."""
 
+import datetime
+import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import cast
 
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.core import serializers
 from django.core.exceptions import ValidationError
+from django.core.paginator import Page, Paginator
 from django.db import connection, transaction
-from django.db.models import Field, Q
+from django.db.models import Field, Model, OuterRef, Q, Subquery, Sum
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from matches.core.errors import RuleError
+from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
 from matches.models import (
     AllTimeTotal,
@@ -20,14 +26,19 @@ from matches.models import (
     DailyTally,
     Match,
     Player,
+    PlayerMerge,
+    PlayerRating,
     RatingChange,
     Seat,
     Tap,
 )
 from matches.org.hosts import User, require_host
 from matches.ratings import replay
+from matches.ratings.engine import shown_rating
+from matches.results import tallies
 from matches.results.filing import players_recount
 from matches.rules.names import clean_name, fold_key, name_key, near_names
+from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS
 
 PLAYER_NAME_TAKEN = _(
@@ -137,15 +148,52 @@ def _merge_counts(model: type[Counts], keep: Player, drop: Player, keys: tuple[s
         cursor.execute(f"UPDATE {table} SET {player} = %s WHERE {player} = %s", [keep.pk, drop.pk])  # noqa: S608 (as above)
 
 
-@transaction.atomic
-def player_merge(*, keep_id: int, other_name: str, by: User) -> Player:
-    """Make the record called other_name part of keep: its seats, taps, wins, dealt games,
-    tallies and rating history move, its ratings are replayed, and the record goes."""
-    require_host(by, refusal=NOT_A_HOST)
-    keep = _lock_player(keep_id)
-    drop = Player.objects.select_for_update().filter(key=name_key(other_name)).first()
+MERGE_CHANGED = _(
+    "“%(name)s” is not the record you confirmed any more (it was renamed or merged "
+    "meanwhile); nothing was changed."
+)
+MERGE_NOT_FOUND = _("That merge does not exist; nothing was changed.")
+MERGE_ALREADY_UNDONE = _("This merge was already undone; nothing was changed.")
+UNDO_KEPT_GONE = _(
+    "“%(name)s” was merged into a record that has itself been merged since: undo that "
+    "later merge first; nothing was changed."
+)
+UNDO_NAME_TAKEN = _(
+    "Another player is called “%(name)s” now, so “%(absorbed)s” cannot come back: rename "
+    "that player first; nothing was changed."
+)
+
+# The ids moved back are read this many at a time (databases cap a statement's parameters).
+ID_CHUNK = 500
+
+
+def _chunks(ids: Sequence[int]) -> list[list[int]]:
+    return [list(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
+
+
+def _log(by: User, obj: Model, flag: int, message: str) -> None:
+    """One line of the admin's history of obj, naming who did it."""
+    LogEntry.objects.log_actions(
+        user_id=by.pk, queryset=[obj], action_flag=flag, change_message=message,
+        single_object=True,
+    )  # fmt: skip
+
+
+def _merge_pair(
+    *, keep_id: int, other_name: str, other_id: int | None = None, lock: bool = True
+) -> tuple[Player, Player]:
+    """The two records a merge would join (kept, absorbed), or a RuleError saying why they
+    cannot be: no such name, the same record, two people of one match, or (other_id) not
+    the record the host confirmed. lock: both rows FOR UPDATE (in the merge's transaction)."""
+    players = Player.objects.select_for_update() if lock else Player.objects.all()
+    keep = players.filter(pk=keep_id).first()
+    if keep is None:
+        raise RuleError(PLAYER_NOT_FOUND)
+    drop = players.filter(key=name_key(other_name)).first()
     if drop is None:
         raise RuleError(MERGE_UNKNOWN, name=other_name.strip())
+    if other_id is not None and drop.pk != other_id:
+        raise RuleError(MERGE_CHANGED, name=other_name.strip())
     if drop.pk == keep.pk:
         raise RuleError(MERGE_SELF)
     shared = (
@@ -161,7 +209,29 @@ def player_merge(*, keep_id: int, other_name: str, by: User) -> Player:
             number=shared.match.number,
             table=shared.match.table.name,
         )
+    return keep, drop
+
+
+@transaction.atomic
+def player_merge(
+    *, keep_id: int, other_name: str, by: User, other_id: int | None = None
+) -> PlayerMerge:
+    """Make the record called other_name part of keep: its seats, taps, wins, dealt games,
+    tallies and rating history move, its ratings are replayed, and the record goes. What
+    moved is kept (PlayerMerge) so that player_merge_undo can give it back. other_id: the
+    record the host confirmed, refused if the name is another's by now."""
+    require_host(by, refusal=NOT_A_HOST)
+    keep, drop = _merge_pair(keep_id=keep_id, other_name=other_name, other_id=other_id)
     _refresh_pages_showing([keep.pk, drop.pk])
+    record = PlayerMerge.objects.create(
+        kept=keep,
+        absorbed_id=drop.pk,
+        absorbed_name=drop.name,
+        absorbed=json.loads(serializers.serialize("json", [drop]))[0]["fields"],
+        seat_ids=list(Seat.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        tap_ids=list(Tap.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        merged_by=by,
+    )
     Seat.objects.filter(player=drop).update(player=keep)
     Tap.objects.filter(player=drop).update(player=keep)
     Match.objects.filter(winner=drop).update(winner=keep)
@@ -171,8 +241,72 @@ def player_merge(*, keep_id: int, other_name: str, by: User) -> Player:
     RatingChange.objects.filter(player=drop).update(player=keep)
     replay.ratings_merged(keep=keep, dropped_id=drop.pk)
     players_recount(player_ids=[keep.pk, drop.pk])
+    said = f"Merged “{drop.name}” (#{drop.pk}) into “{keep.name}” (#{keep.pk}), merge #{record.pk}."
+    _log(by, keep, CHANGE, said)
+    _log(by, drop, DELETION, said)
+    _log(by, record, ADDITION, said)
     drop.delete()
-    return keep
+    return record
+
+
+def _restore(record: PlayerMerge) -> Player:
+    """The absorbed row written back as it was, with its id (a raw save: no field is
+    recomputed). Fields added to Player since the merge take their defaults."""
+    stored = {
+        "model": Player._meta.label_lower,
+        "pk": record.absorbed_id,
+        "fields": record.absorbed,
+    }
+    (restored,) = serializers.deserialize("python", [stored], ignorenonexistent=True)
+    restored.save()
+    return cast("Player", restored.object)
+
+
+@transaction.atomic
+def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
+    """Take a merge back: the absorbed record comes back as it was, with exactly the seats
+    and taps that moved (and the wins, deals and rating changes of those matches); matches
+    filed since stay with whoever played them. Both players' aggregates are counted afresh
+    and the ratings replayed from the first match given back."""
+    require_host(by, refusal=NOT_A_HOST)
+    record = PlayerMerge.objects.select_for_update().filter(pk=merge_id).first()
+    if record is None:
+        raise RuleError(MERGE_NOT_FOUND)
+    if record.undone_at is not None:
+        raise RuleError(MERGE_ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
+    keep = Player.objects.select_for_update().filter(pk=record.kept_id).first()
+    if keep is None:
+        raise RuleError(UNDO_KEPT_GONE, name=record.absorbed_name)
+    holder = Player.objects.filter(
+        Q(key=name_key(record.absorbed_name)) | Q(pk=record.absorbed_id)
+    ).first()
+    if holder is not None:
+        raise RuleError(UNDO_NAME_TAKEN, name=holder.name, absorbed=record.absorbed_name)
+    _refresh_pages_showing([keep.pk])
+    drop = _restore(record)
+    for chunk in _chunks(record.seat_ids):
+        Seat.objects.filter(pk__in=chunk, player=keep).update(player=drop)
+    for chunk in _chunks(record.tap_ids):
+        Tap.objects.filter(pk__in=chunk, player=keep).update(player=drop)
+    # What else each match given back says of the player follows its seat.
+    given_back = Seat.objects.filter(player=drop).values("match_id")
+    Tap.objects.filter(match_id__in=given_back, player=keep).update(player=drop)
+    Match.objects.filter(pk__in=given_back, winner=keep).update(winner=drop)
+    Match.objects.filter(pk__in=given_back, first_dealer=keep).update(first_dealer=drop)
+    RatingChange.objects.filter(match_id__in=given_back, player=keep).update(player=drop)
+    tallies.tallies_refresh(player_ids=[keep.pk, drop.pk])
+    players_recount(player_ids=[keep.pk, drop.pk])
+    replay.ratings_unmerged(restored_id=drop.pk)
+    record.undone_at, record.undone_by = timezone.now(), by
+    record.save(update_fields=["undone_at", "undone_by"])
+    said = (
+        f"Undid merge #{record.pk}: “{drop.name}” (#{drop.pk}) is a record of its own again, "
+        f"apart from “{keep.name}” (#{keep.pk})."
+    )
+    _log(by, keep, CHANGE, said)
+    _log(by, drop, ADDITION, said)
+    _log(by, record, CHANGE, said)
+    return record
 
 
 def player_names_like(*, player: Player) -> list[str]:
@@ -235,3 +369,149 @@ def players_search(*, query: str, limit: int = SEARCH_RESULTS) -> list[Player]:
         found.append((rank, name, player.pk, player))
     found.sort(key=lambda row: row[:3])
     return [row[3] for row in found[:limit]]
+
+
+@dataclass(frozen=True)
+class MatchSeen:
+    """A filed match as the merge's comparison names it."""
+
+    table: str
+    number: int
+    day: datetime.date
+
+
+@dataclass(frozen=True)
+class MergeSide:
+    """One record as the merge's confirmation shows it beside the other."""
+
+    player: Player
+    played: int
+    wins: int
+    points: int
+    rating: int | None
+    first: MatchSeen | None
+    last: MatchSeen | None
+
+
+def _filed_seat(player: Player, newest: bool) -> MatchSeen | None:
+    order = ("-match__filed_at", "-match_id") if newest else ("match__filed_at", "match_id")
+    row = (
+        Seat.objects.filter(player=player, match__status=Match.Status.FILED)
+        .order_by(*order)
+        .values_list("match__table__name", "match__number", "match__filed_at")
+        .first()
+    )
+    return None if row is None else MatchSeen(row[0], row[1], night_of(row[2]))
+
+
+def merge_side(*, player: Player) -> MergeSide:
+    """A record's filed matches, wins, points, rating and first and last match: four reads."""
+    totals = AllTimeTotal.objects.filter(player=player).aggregate(
+        played=Sum("played"), wins=Sum("wins"), points=Sum("points")
+    )
+    rating = PlayerRating.objects.filter(player=player).values_list("mu", "sigma").first()
+    return MergeSide(
+        player=player,
+        played=totals["played"] or 0,
+        wins=totals["wins"] or 0,
+        points=totals["points"] or 0,
+        rating=None if rating is None else shown_rating(*rating),
+        first=_filed_seat(player, newest=False),
+        last=_filed_seat(player, newest=True),
+    )
+
+
+def player_merge_preview(*, keep_id: int, other_name: str) -> tuple[MergeSide, MergeSide]:
+    """Both records side by side (kept first) before a merge is confirmed, or the RuleError
+    the merge would give now."""
+    keep, drop = _merge_pair(keep_id=keep_id, other_name=other_name, lock=False)
+    return merge_side(player=keep), merge_side(player=drop)
+
+
+def merges_of(*, player_id: int) -> list[PlayerMerge]:
+    """The merges into this player that stand (not undone), newest first: one query."""
+    return list(
+        PlayerMerge.objects.filter(kept_id=player_id, undone_at__isnull=True).select_related(
+            "merged_by"
+        )
+    )
+
+
+MERGES_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class MergeRow:
+    """One line of the merges list: the merge and the kept record's name now (None: that
+    record was merged into another since)."""
+
+    merge: PlayerMerge
+    kept_name: str | None
+
+
+def merges_page(*, page: str | int | None) -> Page:
+    """One page of every merge (MergeRow), newest first, with who merged and who undid:
+    three queries."""
+    merges = PlayerMerge.objects.select_related("merged_by", "undone_by").defer(
+        "absorbed", "seat_ids", "tap_ids"
+    )
+    shown = Paginator(merges, MERGES_PER_PAGE).get_page(page)
+    # Not a join: a kept record merged away since must not hide its line.
+    names = dict(
+        Player.objects.filter(pk__in={m.kept_id for m in shown.object_list}).values_list(
+            "pk", "name"
+        )
+    )
+    shown.object_list = [MergeRow(m, names.get(m.kept_id)) for m in shown.object_list]
+    return shown
+
+
+PLAYERS_PER_PAGE = 50
+
+
+@dataclass(frozen=True)
+class PlayerListRow:
+    """One line of the players page."""
+
+    player_id: int
+    name: str
+    played: int
+    last_played: datetime.date | None
+    rating: int | None
+
+
+def players_page(*, query: str = "", page: str | int | None = None) -> Page:
+    """One page of the league's players by name (PlayerListRow), with filed matches, the
+    last night they played and their rating; query keeps the names containing it, whatever
+    their case. Two queries, however many players a page shows."""
+    players = Player.objects.annotate(
+        played=Subquery(
+            AllTimeTotal.objects.filter(player=OuterRef("pk"))
+            .values("player")
+            .annotate(n=Sum("played"))
+            .values("n")
+        ),
+        last_played=Subquery(
+            DailyTally.objects.filter(player=OuterRef("pk"), played__gt=0)
+            .order_by("-day")
+            .values("day")[:1]
+        ),
+    )
+    query = " ".join(query.split())
+    if query:
+        players = players.filter(key__contains=name_key(query))
+    rows = players.order_by("key", "pk").values_list(
+        "pk", "name", "played", "last_played", "rating__mu", "rating__sigma"
+    )
+    shown = Paginator(rows, PLAYERS_PER_PAGE).get_page(page)
+    shown.object_list = [
+        PlayerListRow(
+            player_id=pk,
+            name=name,
+            played=played or 0,
+            last_played=last,
+            rating=None if mu is None else shown_rating(mu, sigma),
+        )
+        for pk, name, played, last, mu, sigma in shown.object_list
+    ]
+    return shown

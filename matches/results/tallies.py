@@ -140,6 +140,39 @@ def tallies_rebuild() -> tuple[int, int]:
     return len(daily), len(totals)
 
 
+def tallies_refresh(*, player_ids: Sequence[int]) -> None:
+    """Count these players' daily tallies and all-time totals afresh from their filed seats
+    (after an undone merge gave seats back from one record to another)."""
+    player_ids = list(player_ids)
+    seats = Seat.objects.filter(
+        player_id__in=player_ids, match__status=Match.Status.FILED
+    ).values_list("player_id", "match__table_id", "match__filed_at", "place", "match__table__mode")
+    daily: dict[tuple[int, int, datetime.date], list[int]] = {}
+    totals: dict[tuple[int, int], list[int]] = {}
+    for player, table, filed_at, place, mode in seats.iterator(chunk_size=5000):
+        worth = place_counts(mode, finished_place(place))
+        for row in (
+            daily.setdefault((player, table, night_of(filed_at)), [0] * len(COUNT_FIELDS)),
+            totals.setdefault((player, table), [0] * len(COUNT_FIELDS)),
+        ):
+            for index, field in enumerate(COUNT_FIELDS):
+                row[index] += getattr(worth, field)
+    DailyTally.objects.filter(player_id__in=player_ids).delete()
+    AllTimeTotal.objects.filter(player_id__in=player_ids).delete()
+    day = connection.ops.adapt_datefield_value
+    rows_insert(
+        DailyTally,
+        [
+            {"player_id": p, "table_id": t, "day": day(d), **_named(counts)}
+            for (p, t, d), counts in daily.items()
+        ],
+    )
+    rows_insert(
+        AllTimeTotal,
+        [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
+    )
+
+
 def _named(counts: Sequence[int]) -> dict[str, int]:
     return dict(zip(COUNT_FIELDS, counts, strict=True))
 

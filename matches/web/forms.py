@@ -625,8 +625,9 @@ class PlayerMergeForm(forms.Form):
         label=_("Name of the other record"),
         max_length=NAME_MAX_LENGTH,
         help_text=_(
-            "Its matches, wins, points and rating history become this player’s, and the "
-            "other record is removed. Use it when one person was entered under two names."
+            "Its matches, wins, points and rating history become this player’s. Use it when "
+            "one person was entered under two names: you see both records before anything "
+            "changes, and a merge can be undone."
         ),
         widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
         error_messages={"required": _("Type the name of the record to merge into this one.")},
@@ -655,3 +656,11 @@ class CorrectionForm(forms.Form):
 
     def clean_players(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["players"].splitlines() if line.strip()]
+
+
+class PlayerMergeConfirmForm(forms.Form):
+    """The merge's confirmation: the record shown beside this one, by name and id (a record
+    renamed or merged meanwhile is refused, never merged unseen)."""
+
+    other = forms.CharField(max_length=NAME_MAX_LENGTH, widget=forms.HiddenInput)
+    other_id = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)

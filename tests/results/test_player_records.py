@@ -23,6 +23,18 @@ def crown(table, order):
         tap(table, name)
 
 
+def merge_through_pages(host_client, keep, other: str, **kwargs):
+    """The merge as a host makes it: the other record's name, then Confirm merge on the page
+    that shows both records."""
+    url = reverse("matches:player_merge", args=[keep.pk])
+    shown = host_client.post(url, {"other": other})
+    assert shown.status_code == 200, shown.content.decode()
+    other_id = re.search(r'name="other_id" value="(\d+)"', shown.content.decode()).group(1)
+    named = re.search(r'name="other" value="([^"]*)"', shown.content.decode()).group(1)
+    body = {"other": named, "other_id": other_id, "confirm": "1"}
+    return host_client.post(url, body, **kwargs)
+
+
 def standings_names(client) -> list[str]:
     html = client.get(reverse("matches:standings")).content.decode()
     # A row's tie-break note (issue 24) follows the name in its cell.
@@ -103,10 +115,8 @@ class TestMerge:
         dev = Player.objects.get(name="Dev")
         devon = Player.objects.get(name="Devon")
         both = Seat.objects.filter(player__in=[dev, devon]).count()
-        response = host_client.post(
-            reverse("matches:player_merge", args=[dev.pk]), {"other": "devon"}, follow=True
-        )
-        assert "“devon” is now part of Dev: every match, win and rating moved." in (
+        response = merge_through_pages(host_client, dev, "devon", follow=True)
+        assert "“Devon” is now part of Dev: every match, win and rating moved." in (
             response.content.decode()
         )
         assert not Player.objects.filter(name="Devon").exists()
@@ -125,7 +135,7 @@ class TestMerge:
 
     def test_ratings_and_head_to_head_follow(self, host_client, league):
         dev = Player.objects.get(name="Dev")
-        host_client.post(reverse("matches:player_merge", args=[dev.pk]), {"other": "Devon"})
+        merge_through_pages(host_client, dev, "Devon")
         row = next(r for r in rating_table() if r.player == "Dev")
         assert row.matches == 4
         assert RatingChange.objects.filter(player=dev).count() == 4
@@ -160,6 +170,6 @@ class TestMerge:
         viewer = FormClient()
         assert "Devon" in standings_names(viewer)
         dev = Player.objects.get(name="Dev")
-        host_client.post(reverse("matches:player_merge", args=[dev.pk]), {"other": "Devon"})
+        merge_through_pages(host_client, dev, "Devon")
         names = standings_names(viewer)
         assert "Devon" not in names and names[0] == "Dev"

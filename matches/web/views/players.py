@@ -1,20 +1,24 @@
-"""Hosts' pages to rename a player and to merge two records of the same person."""
+"""Hosts' pages for the league's players: the list, renaming, and merging two records of
+the same person (seen side by side first, and undone later if need be)."""
 
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches.core.errors import RuleError
-from matches.models import Player
+from matches.models import Player, PlayerMerge
 from matches.results import players as player_records
+from matches.rules.limits import NAME_MAX_LENGTH
 from matches.web.access import host_required
-from matches.web.forms import PlayerMergeForm, PlayerRenameForm
+from matches.web.forms import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
 from matches.web.htmx import HtmxHttpRequest
 
 RENAMED = _("Renamed to “%(name)s”. Standings and table pages show the new name.")
 MERGED = _("“%(other)s” is now part of %(name)s: every match, win and rating moved.")
+UNMERGED = _("The merge is undone: “%(other)s” is a record of its own again, apart from %(name)s.")
+MERGE_NOT_CONFIRMED = _("Type the name of the other record again; nothing was changed.")
 
 
 @host_required
@@ -40,19 +44,28 @@ def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
 @host_required
 @require_http_methods(["GET", "POST"])
 def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
+    """The name of the other record, then both records side by side, then the merge."""
     player = get_object_or_404(Player, pk=player_id)
+    if request.method == "POST" and "confirm" in request.POST:
+        return _merge_confirmed(request, player)
     form = PlayerMergeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        other = form.cleaned_data["other"].strip()
         try:
-            player = player_records.player_merge(
-                keep_id=player.pk, other_name=other, by=request.user
+            kept, other = player_records.player_merge_preview(
+                keep_id=player.pk, other_name=form.cleaned_data["other"]
             )
         except RuleError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, str(MERGED) % {"other": other, "name": player.name})
-            return redirect("matches:player", player_id=player.pk)
+            confirm = PlayerMergeConfirmForm(
+                initial={"other": other.player.name, "other_id": other.player.pk}
+            )
+            context = {"player": player, "sides": [kept, other], "confirm": confirm}
+            return render(request, "matches/player_merge_confirm.html", context)
+    return _merge_form(request, player, form)
+
+
+def _merge_form(request: HtmxHttpRequest, player: Player, form: PlayerMergeForm) -> HttpResponse:
     status = 400 if request.method == "POST" else 200
     context = {
         "player": player,
@@ -60,3 +73,65 @@ def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
         "names": player_records.player_names_like(player=player),
     }
     return render(request, "matches/player_merge.html", context, status=status)
+
+
+def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
+    confirm = PlayerMergeConfirmForm(request.POST)
+    form = PlayerMergeForm({"other": request.POST.get("other", "")})
+    if confirm.is_valid():
+        other = confirm.cleaned_data["other"].strip()
+        try:
+            player_records.player_merge(
+                keep_id=player.pk,
+                other_name=other,
+                other_id=confirm.cleaned_data["other_id"],
+                by=request.user,
+            )
+        except RuleError as error:
+            form.is_valid()
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, str(MERGED) % {"other": other, "name": player.name})
+            return redirect("matches:player", player_id=player.pk)
+    else:
+        form.is_valid()
+        form.add_error(None, str(MERGE_NOT_CONFIRMED))
+    return _merge_form(request, player, form)
+
+
+@host_required
+@require_POST
+def player_merge_undo(request: HtmxHttpRequest, merge_id: int) -> HttpResponse:
+    """Take a merge back; a refusal is said on the page the host came from, nothing changed."""
+    record = get_object_or_404(PlayerMerge, pk=merge_id)
+    try:
+        record = player_records.player_merge_undo(merge_id=record.pk, by=request.user)
+    except RuleError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(
+            request, str(UNMERGED) % {"other": record.absorbed_name, "name": record.kept.name}
+        )
+    if (
+        request.POST.get("back") == "merges"
+        or not Player.objects.filter(pk=record.kept_id).exists()
+    ):
+        return redirect("matches:player_merges")
+    return redirect("matches:player", player_id=record.kept_id)
+
+
+@host_required
+@require_safe
+def player_merges(request: HtmxHttpRequest) -> HttpResponse:
+    """Every merge, newest first, with who did it, and an undo for those that stand."""
+    page = player_records.merges_page(page=request.GET.get("page"))
+    return render(request, "matches/player_merges.html", {"page": page})
+
+
+@host_required
+@require_safe
+def player_list(request: HtmxHttpRequest) -> HttpResponse:
+    """The league's players, searchable by name, a page at a time."""
+    query = request.GET.get("q", "")[:NAME_MAX_LENGTH]
+    page = player_records.players_page(query=query, page=request.GET.get("page"))
+    return render(request, "matches/players.html", {"page": page, "query": query.strip()})
