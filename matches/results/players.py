@@ -174,7 +174,7 @@ def _chunks(ids: Sequence[int]) -> list[list[int]]:
 def _log(by: User, obj: Model, flag: int, message: str) -> None:
     """One line of the admin's history of obj, naming who did it."""
     LogEntry.objects.log_actions(
-        user_id=by.pk, queryset=[obj], action_flag=flag, change_message=message,
+        user_id=cast("int", by.pk), queryset=[obj], action_flag=flag, change_message=message,
         single_object=True,
     )  # fmt: skip
 
@@ -230,7 +230,7 @@ def player_merge(
         absorbed=json.loads(serializers.serialize("json", [drop]))[0]["fields"],
         seat_ids=list(Seat.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
         tap_ids=list(Tap.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
-        merged_by=by,
+        merged_by_id=cast("int", by.pk),
     )
     Seat.objects.filter(player=drop).update(player=keep)
     Tap.objects.filter(player=drop).update(player=keep)
@@ -297,7 +297,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     tallies.tallies_refresh(player_ids=[keep.pk, drop.pk])
     players_recount(player_ids=[keep.pk, drop.pk])
     replay.ratings_unmerged(restored_id=drop.pk)
-    record.undone_at, record.undone_by = timezone.now(), by
+    record.undone_at, record.undone_by_id = timezone.now(), by.pk
     record.save(update_fields=["undone_at", "undone_by"])
     said = (
         f"Undid merge #{record.pk}: “{drop.name}” (#{drop.pk}) is a record of its own again, "
@@ -462,8 +462,8 @@ def merges_page(*, page: str | int | None) -> Page:
             "pk", "name"
         )
     )
-    shown.object_list = [MergeRow(m, names.get(m.kept_id)) for m in shown.object_list]
-    return shown
+    rows = [MergeRow(m, names.get(m.kept_id)) for m in shown.object_list]
+    return Page(rows, shown.number, shown.paginator)
 
 
 PLAYERS_PER_PAGE = 50
@@ -504,7 +504,7 @@ def players_page(*, query: str = "", page: str | int | None = None) -> Page:
         "pk", "name", "played", "last_played", "rating__mu", "rating__sigma"
     )
     shown = Paginator(rows, PLAYERS_PER_PAGE).get_page(page)
-    shown.object_list = [
+    listed = [
         PlayerListRow(
             player_id=pk,
             name=name,
@@ -514,4 +514,4 @@ def players_page(*, query: str = "", page: str | int | None = None) -> Page:
         )
         for pk, name, played, last, mu, sigma in shown.object_list
     ]
-    return shown
+    return Page(listed, shown.number, shown.paginator)

@@ -224,6 +224,9 @@ class TestUndoAfterMoreMatches:
         merge = PlayerMerge.objects.get()
         assert problems() == []
         assert "Devon" not in names().values()
+        while_merged = League(list(merged.filed))
+        merge_names(while_merged, "Devon", "Dev")
+        settle_and_check(client, while_merged)
 
         undone = player_records.player_merge_undo(merge_id=merge.pk, by=host)
         assert undone.undone_at is not None and undone.undone_by == host
