@@ -1,0 +1,105 @@
+"""Merge → confirm → undo on a tablet, and the players page on a 390 px phone (issue 22,
+items 3 and 5)."""
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from matches.models import Player, PlayerMerge
+from matches.results import standings as league_standings
+from tests.browser.helpers import PORTRAIT, log_in, tablet
+from tests.factories import make_table, tap
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def crown(table, order):
+    for name in order:
+        tap(table, name)
+
+
+def totals() -> dict[str, tuple]:
+    return {
+        row.player: (row.played, row.wins, row.seconds, row.thirds, row.points)
+        for row in league_standings.standings()
+    }
+
+
+def serious(page) -> list[str]:
+    found = Axe().run(page).response["violations"]
+    return [f"{v['id']}: {v['help']}" for v in found if v["impact"] in ("serious", "critical")]
+
+
+def no_sideways_scroll(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+@pytest.fixture
+def league(site):
+    ranked = make_table(players=["Ann", "Dev", "Cy"], name="Ranked")
+    crown(ranked, ["Cy", "Ann"])
+    wta = make_table(players=["Devon", "Bo", "Eve"], name="WTA", mode="winner_takes_all")
+    crown(wta, ["Bo", "Eve"])
+    return ranked, wta
+
+
+class TestMergeOnATablet:
+    def test_merge_confirm_then_undo(self, browser, site, league):
+        before = totals()
+        page = tablet(browser, PORTRAIT).new_page()
+        log_in(page, site)
+        dev = Player.objects.get(name="Dev")
+        page.goto(f"{site}/players/{dev.pk}/")
+        page.get_by_role("link", name="Merge another record into Dev").click()
+        page.get_by_label("Name of the other record").fill("Devon")
+        page.get_by_role("button", name="Merge", exact=True).click()
+
+        expect(page.get_by_role("heading", name="Dev (kept)")).to_be_visible()
+        expect(page.get_by_role("heading", name="Devon (merged into it)")).to_be_visible()
+        assert Player.objects.filter(name="Devon").exists()  # nothing yet
+        assert serious(page) == [], "confirmation"
+        page.get_by_role("button", name="Confirm merge").click()
+
+        expect(page.get_by_text("“Devon” is now part of Dev")).to_be_visible()
+        assert not Player.objects.filter(name="Devon").exists()
+        assert totals()["Dev"] == tuple(
+            a + b for a, b in zip(before["Dev"], before["Devon"], strict=True)
+        )
+        page.get_by_role("button", name="Undo merge").click()
+
+        expect(page.get_by_text(re.compile("“Devon” is a record of its own again"))).to_be_visible()
+        expect(page.get_by_role("button", name="Undo merge")).to_have_count(0)
+        assert totals() == before
+        assert PlayerMerge.objects.get().undone_at is not None
+        page.context.close()
+
+
+class TestOnAPhone:
+    def test_the_players_page_and_the_confirmation_fit_390_pixels(self, browser, site, league):
+        Player.objects.create(name="Maximiliana Wolfeschlegelsteinhausen-Berger")
+        page = tablet(browser, PHONE).new_page()
+        log_in(page, site)
+        page.goto(f"{site}/players/")
+        expect(page.get_by_role("link", name="Dev", exact=True)).to_be_visible()
+        assert no_sideways_scroll(page), "players page"
+        assert serious(page) == [], "players page"
+        page.get_by_label("Find a player").fill("dev")
+        page.get_by_role("button", name="Search").click()
+        expect(page).to_have_url(re.compile(r"/players/\?q=dev$"))
+        names = page.locator(".player-row-name").all_inner_texts()
+        assert names == ["Dev", "Devon"]
+        page.get_by_role("link", name="Merge another record into Dev", exact=True).click()
+        page.get_by_label("Name of the other record").fill("Devon")
+        page.get_by_role("button", name="Merge", exact=True).click()
+        expect(page.get_by_role("button", name="Confirm merge")).to_be_visible()
+        assert no_sideways_scroll(page), "confirmation"
+        page.get_by_role("button", name="Confirm merge").click()
+        page.goto(f"{site}/players/merges/")
+        expect(page.get_by_role("button", name="Undo merge")).to_be_visible()
+        assert no_sideways_scroll(page), "merges"
+        assert serious(page) == [], "merges"
+        page.context.close()
