@@ -482,8 +482,9 @@ class PlayerListRow:
 
 def players_page(*, query: str = "", page: str | int | None = None) -> Page:
     """One page of the league's players by name (PlayerListRow), with filed matches, the
-    last night they played and their rating; query keeps the names containing it, whatever
-    their case. Two queries, however many players a page shows."""
+    last night they played and their rating; query keeps the names containing it, ignoring
+    case, accents and width ("zoe" finds "Zoë", as the seat picker does). Two queries,
+    however many players a page shows: the count (or, searching, every name) and the page."""
     players = Player.objects.annotate(
         played=Subquery(
             AllTimeTotal.objects.filter(player=OuterRef("pk"))
@@ -497,13 +498,22 @@ def players_page(*, query: str = "", page: str | int | None = None) -> Page:
             .values("day")[:1]
         ),
     )
-    query = " ".join(query.split())
-    if query:
-        players = players.filter(key__contains=name_key(query))
-    rows = players.order_by("key", "pk").values_list(
-        "pk", "name", "played", "last_played", "rating__mu", "rating__sigma"
-    )
-    shown = Paginator(rows, PLAYERS_PER_PAGE).get_page(page)
+    columns = ("pk", "name", "played", "last_played", "rating__mu", "rating__sigma")
+    folded = fold_key(query)
+    if folded:
+        # Folding is Python's (no database folds accents alike): the names are read once,
+        # and only the page's players with their numbers.
+        names = Player.objects.order_by("key", "pk").values_list("pk", "name")
+        found = [pk for pk, name in names if folded in fold_key(name)]
+        shown = Paginator(found, PLAYERS_PER_PAGE).get_page(page)
+        wanted = list(shown.object_list)
+        read = {row[0]: row for row in players.filter(pk__in=wanted).values_list(*columns)}
+        rows = [read[pk] for pk in wanted if pk in read]
+    else:
+        shown = Paginator(
+            players.order_by("key", "pk").values_list(*columns), PLAYERS_PER_PAGE
+        ).get_page(page)
+        rows = list(shown.object_list)
     listed = [
         PlayerListRow(
             player_id=pk,
@@ -512,6 +522,6 @@ def players_page(*, query: str = "", page: str | int | None = None) -> Page:
             last_played=last,
             rating=None if mu is None else shown_rating(mu, sigma),
         )
-        for pk, name, played, last, mu, sigma in shown.object_list
+        for pk, name, played, last, mu, sigma in rows
     ]
     return Page(listed, shown.number, shown.paginator)

@@ -1,5 +1,5 @@
 """The players page (issue 22, item 5): every league player with matches, last played and
-rating, found by a GET search that needs no script, a page at a time in a fixed number of
+rating, found by a GET search that needs no script (ignoring case and accents), a page at a time in a fixed number of
 queries, with each player's rename and merge a tap away."""
 
 import re
@@ -60,6 +60,7 @@ class TestPlayersPage:
             ("  ev ", ["Dev", "Devon"]),
             ("xyz", []),
             ("ZOË", ["Zoë"]),
+            ("zoe", ["Zoë"]),
         ],
     )
     def test_the_search_is_a_plain_get_ignoring_case(self, host_client, league, query, names):
@@ -85,7 +86,8 @@ class TestPlayersPage:
         assert len(rows(small.content.decode())) == 4
         assert len(rows(first.content.decode())) == PLAYERS_PER_PAGE
         assert "Page 1 of 2" in first.content.decode()
-        second = host_client.get(url, {"q": "player", "page": 2}).content.decode()
+        with django_assert_num_queries(4):  # searching: every name, then the page's rows
+            second = host_client.get(url, {"q": "player", "page": 2}).content.decode()
         assert len(rows(second)) == 6
         assert 'href="?q=player&amp;page=1"' in second
 
