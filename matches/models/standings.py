@@ -173,6 +173,11 @@ class Season(models.Model):
     name = models.CharField(_("name"), max_length=SEASON_NAME_MAX_LENGTH)
     first_day = models.DateField(_("first day"))
     last_day = models.DateField(_("last day"))
+    # "Best N nights" (issue 24): each player's season counts only their best N nights
+    # (rules.nights), and a player needs min_nights nights to be ranked. Null: every night
+    # counts and everyone is ranked, as before.
+    best_nights = models.PositiveSmallIntegerField(_("best nights counted"), null=True, blank=True)
+    min_nights = models.PositiveSmallIntegerField(_("minimum nights to be ranked"), default=0)
 
     class Meta:
         verbose_name = _("season")
@@ -184,6 +189,15 @@ class Season(models.Model):
                 condition=Q(last_day__gte=F("first_day")), name="season_days_in_order"
             ),
             models.UniqueConstraint(Lower("name"), name="season_name_unique_ci"),
+            models.CheckConstraint(
+                condition=Q(best_nights__isnull=True) | Q(best_nights__gte=1),
+                name="season_best_nights_positive",
+            ),
+            # The minimum belongs to the rule: without it every player is ranked.
+            models.CheckConstraint(
+                condition=Q(best_nights__isnull=False) | Q(min_nights=0),
+                name="season_min_nights_with_rule",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -16,7 +16,7 @@ from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Season
 from matches.org.hosts import User, require_host
-from matches.results.standings import SUMS, StandingRow, rank_standings
+from matches.results.standings import SUMS, StandingRow, best_nights_standings, rank_standings
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 from matches.rules.names import clean_typed_name, name_key
 from matches.rules.nights import night_of
@@ -28,6 +28,8 @@ SEASON_DAYS_REVERSED = _("The last day is before the first day.")
 SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to %(last)s).")
 SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
 NOT_A_HOST = _("Only a host can change seasons; nothing was changed.")
+SEASON_NIGHTS_INVALID = _("Count at least one night, or leave it empty.")
+SEASON_MINIMUM_WITHOUT_RULE = _("A minimum of nights goes with best nights counted.")
 
 
 def season_name_clean(name: str) -> str:
@@ -56,13 +58,20 @@ def season_save(
     name: str,
     first_day: datetime.date,
     last_day: datetime.date,
+    best_nights: int | None = None,
+    min_nights: int = 0,
     by: User,
 ) -> Season:
-    """Create a season (season_id None) or change one; seasons never overlap."""
+    """Create a season (season_id None) or change one; seasons never overlap. best_nights
+    (issue 24): each player's best nights count, min_nights of them to be ranked."""
     require_host(by, refusal=NOT_A_HOST)
     name = season_name_clean(name)
     if last_day < first_day:
         raise RuleError(SEASON_DAYS_REVERSED)
+    if (best_nights is not None and best_nights < 1) or min_nights < 0:
+        raise RuleError(SEASON_NIGHTS_INVALID)
+    if min_nights and best_nights is None:
+        raise RuleError(SEASON_MINIMUM_WITHOUT_RULE)
     _lock_and_stamp()
     if season_id is None:
         season = Season()
@@ -90,6 +99,7 @@ def season_save(
             last=date_format(clash.last_day),
         )
     season.name, season.first_day, season.last_day = name, first_day, last_day
+    season.best_nights, season.min_nights = best_nights, min_nights
     season.save()
     return season
 
@@ -124,7 +134,8 @@ class SeasonSummary:
 
 def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummary]:
     """Every season, latest first, with its podium computed afresh from the daily tallies:
-    two queries however many seasons (seasons never overlap, so each day has one)."""
+    two queries however many seasons (seasons never overlap, so each day has one), and one
+    more per season with a best nights rule (its podium counts each player's best nights)."""
     today = today or night_of()
     all_seasons = list(Season.objects.all())
     started = [season for season in all_seasons if season.first_day <= today]
@@ -157,6 +168,15 @@ def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummar
             status, podium = "upcoming", []
         else:
             status = "current" if season.last_day >= today else "finished"
-            podium = [row for row in rank_standings(rows[season.pk]) if row.rank <= 3]
+            if season.best_nights is not None:  # one query more per season with the rule
+                ranked = best_nights_standings(
+                    date_from=season.first_day,
+                    date_to=season.last_day,
+                    best=season.best_nights,
+                    minimum=season.min_nights,
+                )
+            else:
+                ranked = rank_standings(rows[season.pk])
+            podium = [row for row in ranked if row.rank <= 3]
         summaries.append(SeasonSummary(season=season, status=status, podium=podium))
     return summaries

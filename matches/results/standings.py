@@ -2,9 +2,11 @@
 table, a date range or a season), ranked with the tie-breaks, as the page, JSON and CSV
 show them."""
 
+import dataclasses
 import datetime
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import cast
 
 from django.db import connection
 from django.db.models import Q, Sum
@@ -34,6 +36,8 @@ class StandingRow:
     ahead_on: str | None = None
     ahead_of: str | None = None
     level_with: tuple[str, ...] = ()
+    # Under a season's "best N nights" rule: the nights that count, in date order.
+    nights: tuple[datetime.date, ...] = ()
 
     @property
     def win_percent(self) -> Decimal:
@@ -50,8 +54,12 @@ class StandingRow:
         return number_format(self.win_percent, 1)
 
     def as_json(self) -> dict:
-        """The row in the standings API."""
-        return {name: getattr(self, name) for name in STANDING_JSON_FIELDS}
+        """The row in the standings API (with the nights that count under a season's best
+        nights rule)."""
+        row = {name: getattr(self, name) for name in STANDING_JSON_FIELDS}
+        if self.nights:
+            row["nights"] = [night.isoformat() for night in self.nights]
+        return row
 
     def as_csv_row(self) -> list:
         """The row in the standings CSV, under STANDING_CSV_HEADER."""
@@ -170,12 +178,25 @@ def standings(
     date_to: datetime.date | None = None,
     mode: str | None = None,
     wins_only: bool = False,
+    best_nights: int | None = None,
+    min_nights: int = 0,
 ) -> list[StandingRow]:
     """League standings over filed matches: a date range from the running totals (one
     query), otherwise summed over the all-time totals, or a table's daily tallies.
 
     Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
-    matches only (wins_only) rank by wins, then fewer played: that mode keeps no points."""
+    matches only (wins_only) rank by wins, then fewer played: that mode keeps no points.
+    A season's best nights rule (best_nights) counts each player's best nights only."""
+    if best_nights:
+        return best_nights_standings(
+            table_id=table_id,
+            date_from=date_from,
+            date_to=date_to,
+            mode=mode,
+            wins_only=wins_only,
+            best=best_nights,
+            minimum=min_nights,
+        )
     if (date_from or date_to) and table_id is None:
         # Two rows per player and mode, however long the range (results/running_totals.py).
         rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
@@ -212,3 +233,61 @@ def _with_names(sums) -> list[dict]:
         )
         columns = [column[0] for column in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def best_nights_standings(
+    *,
+    table_id: int | None = None,
+    date_from: datetime.date | None,
+    date_to: datetime.date | None,
+    mode: str | None = None,
+    wins_only: bool = False,
+    best: int,
+    minimum: int = 0,
+) -> list[StandingRow]:
+    """Standings under a season's "best N nights" rule: each player's counts are the sum of
+    their best `best` nights (best by the standings' own order: points, wins, 2nds, 3rds,
+    fewer played; the earlier night on a tie), and only players with `minimum` nights or
+    more are ranked. Two queries: each player's nights, then their names."""
+    where = _tally_filter(table_id, date_from, date_to)
+    if mode:
+        where &= Q(table__mode=mode)
+    # The sums are annotations the stubs cannot type: read as plain dicts.
+    per_night = cast(
+        "list[dict]",
+        list(
+            DailyTally.objects.filter(where).values("player_id", "day").annotate(**SUMS).order_by()
+        ),
+    )
+    nights: dict[int, list[dict]] = {}
+    for night in per_night:
+        # A night whose matches were all taken back leaves tallies of zero: not a night.
+        if night["played_sum"]:
+            nights.setdefault(night["player_id"], []).append(night)
+    counted: dict[int, list[dict]] = {
+        player_id: sorted(rows, key=lambda r: (_order_key(r, wins_only), r["day"]))[:best]
+        for player_id, rows in nights.items()
+        if len(rows) >= minimum
+    }
+    names = dict(
+        (pk, (name, key))
+        for pk, name, key in Player.objects.filter(pk__in=list(counted)).values_list(
+            "pk", "name", "key"
+        )
+    ) if counted else {}  # fmt: skip
+    rows = [
+        {
+            "player_id": player_id,
+            "player__name": names[player_id][0],
+            "player__key": names[player_id][1],
+            **{name: sum(night[name] for night in chosen) for name in SUMS},
+        }
+        for player_id, chosen in counted.items()
+    ]
+    days = {
+        player_id: tuple(sorted(n["day"] for n in chosen)) for player_id, chosen in counted.items()
+    }
+    return [
+        dataclasses.replace(row, nights=days[row.player_id])
+        for row in rank_standings(rows, wins_only=wins_only)
+    ]

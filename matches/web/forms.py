@@ -502,7 +502,15 @@ class StandingsFilterForm(forms.Form):
             "date_to": end,
             "mode": self.cleaned_data.get("mode") or None,
             "wins_only": self.wins_only,
+            **self.season_rule(),
         }
+
+    def season_rule(self) -> dict:
+        """The chosen season's best nights rule (issue 24), if it has one."""
+        season = self.cleaned_data.get("season")
+        if season is None or season.best_nights is None:
+            return {}
+        return {"best_nights": season.best_nights, "min_nights": season.min_nights}
 
     def as_json(self) -> dict:
         table, season = self._table(), self.cleaned_data.get("season")
@@ -605,6 +613,39 @@ class SeasonForm(forms.Form):
     )
     first_day = day_field(_("First day"), required=_("Enter the season’s first day."))
     last_day = day_field(_("Last day"), required=_("Enter the season’s last day."))
+    # "Best N nights" (issue 24): empty, every night counts.
+    best_nights = forms.IntegerField(
+        label=_("Best nights counted"),
+        required=False,
+        min_value=1,
+        max_value=366,
+        help_text=_(
+            "Each player’s season counts only their best nights. Leave empty to count every night."
+        ),
+        error_messages={
+            "min_value": _("Count at least one night, or leave it empty."),
+            "max_value": _("A season counts at most %(limit_value)s nights."),
+            "invalid": _("Enter a whole number of nights."),
+        },
+    )
+    min_nights = forms.IntegerField(
+        label=_("Minimum nights to be ranked"),
+        required=False,
+        min_value=0,
+        max_value=366,
+        help_text=_("Only with best nights counted. Leave empty to rank everyone."),
+        error_messages={
+            "min_value": _("Enter a number of nights, 0 or more."),
+            "max_value": _("A season counts at most %(limit_value)s nights."),
+            "invalid": _("Enter a whole number of nights."),
+        },
+    )
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("min_nights") and not cleaned.get("best_nights"):
+            self.add_error("min_nights", _("A minimum of nights goes with best nights counted."))
+        return cleaned
 
 
 class PlayerRenameForm(forms.Form):

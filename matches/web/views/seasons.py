@@ -26,7 +26,13 @@ def season_list(request: HtmxHttpRequest) -> HttpResponse:
 def _season_form(request: HtmxHttpRequest, season: Season | None) -> HttpResponse:
     initial = {}
     if season is not None:
-        initial = {"name": season.name, "first_day": season.first_day, "last_day": season.last_day}
+        initial = {
+            "name": season.name,
+            "first_day": season.first_day,
+            "last_day": season.last_day,
+            "best_nights": season.best_nights,
+            "min_nights": season.min_nights or None,
+        }
     form = SeasonForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
@@ -35,6 +41,8 @@ def _season_form(request: HtmxHttpRequest, season: Season | None) -> HttpRespons
                 name=form.cleaned_data["name"],
                 first_day=form.cleaned_data["first_day"],
                 last_day=form.cleaned_data["last_day"],
+                best_nights=form.cleaned_data["best_nights"],
+                min_nights=form.cleaned_data["min_nights"] or 0,
                 by=request.user,
             )
         except RuleError as error:
