@@ -198,7 +198,7 @@ class TableSummary:
     table: Table
     match_number: int | None
     standing: int | None
-    leader: "tonight.TonightRow | None"
+    leaders: "list[tonight.TonightRow]"  # more than one when the lead is shared
 
 
 def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSummary]]:
@@ -220,7 +220,7 @@ def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSumma
     leaders = tonight.tonight_leaders(tables=open_tables)
 
     def summary(table: "WithAnnotations[Table, _OpenMatchCounts]") -> TableSummary:
-        return TableSummary(table, table.match_number, table.standing, leaders.get(table.pk))
+        return TableSummary(table, table.match_number, table.standing, leaders.get(table.pk, []))
 
     return [summary(t) for t in open_tables], [summary(t) for t in closed]
 

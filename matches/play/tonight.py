@@ -4,7 +4,7 @@ the small hours, so a night starts at noon local time rather than at midnight.""
 
 import datetime
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.db.models import Count
 
@@ -22,6 +22,10 @@ class TonightRow:
     played: int
     wins: int
     points: int | None
+    seconds: int = 0
+    thirds: int = 0
+    # Level with the first row on everything the order counts: a shared lead is shown shared.
+    leads: bool = False
 
 
 def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
@@ -40,30 +44,43 @@ def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
     )
 
 
+def _level(row: TonightRow) -> tuple:
+    """What ranks a night, as the standings rank: points, wins, 2nds, 3rds, fewer played."""
+    return (-(row.points or 0), -row.wins, -row.seconds, -row.thirds, row.played)
+
+
 def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
-    """Ranked: points, then wins; winner takes all: wins. Then fewer played, then name."""
+    """Ranked: points, then wins, 2nds, 3rds; winner takes all: wins. Then fewer played, then
+    name. Every player level with the first on all but the name leads (shares the crown)."""
     ranked = is_ranked(mode)
     totals: dict[int, list] = {}
     for row in rows:
         counts = place_counts(mode, row["place"])
-        total = totals.setdefault(row["player_id"], [row["player__name"], 0, 0, 0])
+        total = totals.setdefault(row["player_id"], [row["player__name"], 0, 0, 0, 0, 0])
         total[1] += row["n"] * counts.played
         total[2] += row["n"] * counts.wins
         total[3] += row["n"] * counts.points
-    result = [
-        TonightRow(
-            player_id=player_id,
-            player=name,
-            played=played,
-            wins=wins,
-            points=points if ranked else None,
-        )
-        for player_id, (name, played, wins, points) in totals.items()
-    ]
-    return sorted(
-        result,
-        key=lambda r: (-(r.points or 0), -r.wins, r.played, r.player.casefold()),
+        total[4] += row["n"] * counts.seconds
+        total[5] += row["n"] * counts.thirds
+    result = sorted(
+        (
+            TonightRow(
+                player_id=player_id,
+                player=name,
+                played=played,
+                wins=wins,
+                points=points if ranked else None,
+                seconds=seconds,
+                thirds=thirds,
+            )
+            for player_id, (name, played, wins, points, seconds, thirds) in totals.items()
+        ),
+        key=lambda r: (*_level(r), r.player.casefold()),
     )
+    if not result:
+        return result
+    top = _level(result[0])
+    return [replace(row, leads=True) if _level(row) == top else row for row in result]
 
 
 def table_tonight(*, table: Table, now: datetime.datetime | None = None) -> list[TonightRow]:
@@ -73,8 +90,9 @@ def table_tonight(*, table: Table, now: datetime.datetime | None = None) -> list
 
 def tonight_leaders(
     *, tables: Iterable[Table], now: datetime.datetime | None = None
-) -> dict[int, TonightRow]:
-    """Each table's leader tonight, for a list of tables (one query for all of them)."""
+) -> dict[int, list[TonightRow]]:
+    """Each table's leaders tonight (more than one when the lead is shared), for a list of
+    tables (one query for all of them)."""
     tables = list(tables)
     by_table: dict[int, list[dict]] = {table.pk: [] for table in tables}
     for row in _rows(by_table, now):
@@ -83,5 +101,5 @@ def tonight_leaders(
     for table in tables:
         ordered = _ordered(table.mode, by_table[table.pk])
         if ordered:
-            leaders[table.pk] = ordered[0]
+            leaders[table.pk] = [row for row in ordered if row.leads]
     return leaders

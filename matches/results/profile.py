@@ -5,6 +5,7 @@ pairs), however long the player's career."""
 
 import datetime
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
@@ -63,8 +64,9 @@ class PlayerProfile:
     history: Page  # newest first
 
     @property
-    def win_percent(self) -> float:
-        return 100 * self.wins / self.played if self.played else 0.0
+    def win_percent(self) -> Decimal:
+        """Rounded as the standings round it (scoring.win_percent): 3 of 7 is 42.9."""
+        return scoring.win_percent(wins=self.wins, played=self.played)
 
 
 def _mode(ranked: bool) -> str:

@@ -5,7 +5,7 @@ show them."""
 import dataclasses
 import datetime
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import cast
 
 from django.db import connection
@@ -14,6 +14,7 @@ from django.utils.formats import number_format
 
 from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
 from matches.results import running_totals
+from matches.rules import scoring
 from matches.rules.scoring import COUNT_FIELDS
 
 
@@ -41,12 +42,8 @@ class StandingRow:
 
     @property
     def win_percent(self) -> Decimal:
-        """Rounded once, half up, to one decimal (2 of 3 is 66.7): the page and the CSV
-        show this same number (number_format alone would cut 66.66… to 66.6)."""
-        if not self.played:
-            return Decimal("0.0")
-        exact = Decimal(100 * self.wins) / Decimal(self.played)
-        return exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
+        """One rounding everywhere (scoring.win_percent): the page and the CSV agree."""
+        return scoring.win_percent(wins=self.wins, played=self.played)
 
     @property
     def win_percent_text(self) -> str:

@@ -3,6 +3,7 @@ names. Services' tallies, the integrity scan, the bench seed, selectors, charts,
 JSON exports and the templates (through the brag filters) all ask here."""
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
@@ -44,6 +45,16 @@ def place_counts(mode: str, place: int) -> PlaceCounts:
         thirds=int(place == 3),
         points=RANKED_POINTS.get(place, 0),
     )
+
+
+def win_percent(*, wins: int, played: int) -> Decimal:
+    """The share of matches won, in percent, rounded once, half up, to one decimal (3 of 7
+    is 42.9, 2 of 3 is 66.7): every page, the CSV and the JSON show this same number
+    (number_format alone would cut 42.857… to 42.8)."""
+    if not played:
+        return Decimal("0.0")
+    exact = Decimal(100 * wins) / Decimal(played)
+    return exact.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)
 
 
 def finished_place(place: int | None) -> int:

@@ -13,6 +13,7 @@ from matches.rules.scoring import shown_place
 BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
 BAD_UNDO = _("That undo could not be read; nothing was changed. Reload the page and try again.")
 CLOSED = _("Table closed. No further match will open.")
+CLOSED_TAG = "table-closed"  # marks that message, so the page does not say it twice
 ROSTER_SAVED = _("Roster saved for match %(number)s.")
 REOPENED = _("Table reopened: match %(number)s is open.")
 OUT_PLACED = _("%(name)s is out, %(place)s.")

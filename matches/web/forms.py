@@ -433,6 +433,8 @@ class StandingsFilterForm(forms.Form):
         empty_label=_("All time"),
         error_messages={"invalid_choice": _("There is no such season.")},
     )
+    # The season the page chose itself (the current one), so dates typed over it replace it.
+    preset = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20)
 
     def __init__(
         self, data, *args, table: Table | None = None, default_season: bool = False, **kwargs
@@ -442,7 +444,14 @@ class StandingsFilterForm(forms.Form):
             current = seasons.current_season()
             if current is not None:
                 data = data.copy()
-                data["season"] = str(current.pk)
+                data["season"] = data["preset"] = str(current.pk)
+        elif data.get("preset") and data.get("preset") == data.get("season"):
+            if data.get("from") or data.get("to"):
+                # The season shown is the page's own choice, not the reader's: the dates
+                # they typed replace it. Only a season they picked themselves conflicts.
+                data = data.copy()
+                data["season"] = ""
+                del data["preset"]
         super().__init__(data, *args, **kwargs)
         # A table's own standings page is fixed to that table: no table to choose.
         self.fixed_table = table

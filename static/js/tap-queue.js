@@ -638,6 +638,17 @@
       var holder2 = document.createElement("div");
       holder2.innerHTML = html;
       adoptServerState(readIsland(holder2));
+      if (outcome === "refused") {
+        // The queue's note above says why, by name: the server's own red box would repeat it.
+        holder2.querySelectorAll(".messages .message-error").forEach(function (box) {
+          var list = box.parentNode;
+          box.remove();
+          if (!list.children.length) {
+            list.remove();
+          }
+        });
+        html = holder2.innerHTML;
+      }
       swapBoard(html);
       var tag = response.headers.get("X-Board-ETag");
       if (tag !== null) {

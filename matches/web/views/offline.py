@@ -24,6 +24,7 @@ from matches.web.htmx import HtmxHttpRequest
 SHELL_STATIC = [
     "css/app.css",
     "js/app.js",
+    "js/fit-names.js",
     "js/live.js",
     "js/tap-logic.js",
     "js/tap-queue.js",

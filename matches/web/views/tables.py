@@ -110,6 +110,8 @@ def _render_board(
         "poll_seconds": POLL_SECONDS,
         "closed_poll_seconds": POLL_SECONDS if is_host else CLOSED_POLL_SECONDS,
         "tonight": tonight_rows,
+        # The close's own message says the table is closed: the note under it does not repeat it.
+        "just_closed": any(m.extra_tags == feedback.CLOSED_TAG for m in messages.get_messages(request)),
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
     return render(request, template, context)
@@ -279,7 +281,7 @@ def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     except RuleError as error:
         messages.error(request, error.message)
     else:
-        messages.success(request, feedback.CLOSED)
+        messages.success(request, feedback.CLOSED, extra_tags=feedback.CLOSED_TAG)
     return redirect("matches:table", table_id=table.pk)
 
 
