@@ -445,13 +445,12 @@ class StandingsFilterForm(forms.Form):
             if current is not None:
                 data = data.copy()
                 data["season"] = data["preset"] = str(current.pk)
-        elif data.get("preset") and data.get("preset") == data.get("season"):
-            if data.get("from") or data.get("to"):
-                # The season shown is the page's own choice, not the reader's: the dates
-                # they typed replace it. Only a season they picked themselves conflicts.
-                data = data.copy()
-                data["season"] = ""
-                del data["preset"]
+        elif self._dates_over_preset(data):
+            # The season shown is the page's own choice, not the reader's: the dates they
+            # typed replace it. Only a season they picked themselves conflicts with dates.
+            data = data.copy()
+            data["season"] = ""
+            del data["preset"]
         super().__init__(data, *args, **kwargs)
         # A table's own standings page is fixed to that table: no table to choose.
         self.fixed_table = table
@@ -465,6 +464,14 @@ class StandingsFilterForm(forms.Form):
             choices=[("", _("Both modes")), *Table.Mode.choices],
             required=False,
             error_messages={"invalid_choice": _("Choose a mode: ranked or winner takes all.")},
+        )
+
+    @staticmethod
+    def _dates_over_preset(data) -> bool:
+        """Dates typed while the season is still the one the page preselected."""
+        preset = data.get("preset")
+        return bool(
+            preset and preset == data.get("season") and (data.get("from") or data.get("to"))
         )
 
     def clean(self) -> dict:

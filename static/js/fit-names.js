@@ -4,8 +4,8 @@
 (function () {
   "use strict";
   var SELECTOR = [
-    ".name", ".tv-players li", ".tv-winner", ".tv-last-places li", ".result-name",
-    ".standing-names li", ".table-card h3", "main h1", ".tv-head h1", ".tiles .player",
+    ".name", ".tonight-table tbody th", ".tv-players li", ".tv-winner", ".tv-last-places li", ".result-name",
+    ".standing-names li", ".table-card h3", "main h1", ".tv-head h1", ".tiles .player", ".dealer",
   ].join(", ");
   var SMALLEST = 0.4; // of the size the style sheet gives: beyond that, clip
 

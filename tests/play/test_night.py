@@ -244,7 +244,7 @@ class TestHome:
         assert "Snug" in playing and "Late" not in playing
         facts = re.sub(r"\s+", " ", playing)
         assert "<dt>Match</dt><dd>2</dd>" in facts and "<dt>Standing</dt><dd>3</dd>" in facts
-        assert "♛</span> Dev" in facts
+        assert '♛</span> <span class="name">Dev</span>' in facts
         closed = html[html.index('id="closed-heading"') :]
         assert closed.index("Late") < closed.index("Old")
         assert 'aria-label="Reopen Late"' in closed

@@ -111,7 +111,9 @@ def _render_board(
         "closed_poll_seconds": POLL_SECONDS if is_host else CLOSED_POLL_SECONDS,
         "tonight": tonight_rows,
         # The close's own message says the table is closed: the note under it does not repeat it.
-        "just_closed": any(m.extra_tags == feedback.CLOSED_TAG for m in messages.get_messages(request)),
+        "just_closed": any(
+            m.extra_tags == feedback.CLOSED_TAG for m in messages.get_messages(request)
+        ),
     }
     template = "matches/table.html#board" if request.htmx else "matches/table.html"
     return render(request, template, context)
