@@ -13,7 +13,6 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from matches.models import Table
-from matches.play import services
 from tests.browser.helpers import freeze_polling, tablet
 from tests.factories import make_table, open_match, tap
 
@@ -262,6 +261,5 @@ class TestTwoTabletsClash:
         # One red box: the queue's note; the server's own sentence is not shown beside it.
         expect(second.locator(".queue-note:visible, .message-error:visible")).to_have_count(1)
         assert open_match(table).seats.filter(place__isnull=False).count() == 1
-        services.table_close(table_id=table.pk, by=table.created_by)
         for page in pages:
             page.context.close()
