@@ -3,15 +3,18 @@ after an undo, even with matches filed since, the league reads as one built with
 merge from the start: standings, head-to-head, player pages, the ratings and the audit
 trail."""
 
+import contextlib
 import random
 import re
 
 import pytest
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from hypothesis import event, given, settings
 
 from matches.core import kept
 from matches.core.errors import Refusal, RuleError
@@ -39,10 +42,12 @@ from matches.results import players as player_records
 from matches.results import profile
 from matches.rules.nights import night_of
 from tests.clients import FormClient
-from tests.factories import make_host, make_table, open_match, tap
+from tests.factories import make_host, make_table, open_match, tap, tap_standing
 from tests.ratings.test_ratings import League, api_rows, seating
 from tests.ratings.test_replay_steps import merge_names, settle_and_check
+from tests.results.test_aggregates import _mergeable, assert_aggregates_add_up
 from tests.results.test_player_records import merge_through_pages
+from tests.strategies import aggregate_tables, league_ops
 
 pytestmark = pytest.mark.django_db
 
@@ -532,3 +537,46 @@ class TestOnlyHosts:
         visitor = FormClient()
         response = visitor.post(reverse("matches:player_merge", args=[ann.pk]), {"other": "Bo"})
         assert response.status_code == 302 and "/login/" in response.url
+
+
+merge_ops = league_ops(["play", "play", "tap", "undo", "merge", "unmerge"], max_size=25)
+
+
+@settings(max_examples=25)
+@given(setup=aggregate_tables, ops=merge_ops)
+def test_random_merges_and_their_undos_keep_every_aggregate_equal_to_a_count(host, setup, ops):
+    """ "play" taps a match out to its crowning, "tap" one player out, "undo" the table's
+    latest tap, "merge" two records that never met, "unmerge" undoes a standing merge (or is
+    refused, changing nothing). Every aggregate and rating still equals a count."""
+    with transaction.atomic():
+        live = [
+            make_table(host=host, players=names, mode=mode, name=f"T{n}")
+            for n, (mode, names) in enumerate(setup)
+        ]
+        for kind, index, pick in ops:
+            table = live[index]
+            if kind == "undo":
+                with contextlib.suppress(RuleError):  # nothing to undo here yet
+                    services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+            elif kind == "merge":
+                chosen = _mergeable(pick)
+                if chosen:
+                    keep, drop = chosen
+                    player_records.player_merge(keep_id=keep.pk, other_name=drop.name, by=host)
+            elif kind == "unmerge":
+                standing = list(PlayerMerge.objects.filter(undone_at__isnull=True).order_by("pk"))
+                if standing:
+                    # Refused when the kept record was merged away since: undo that first.
+                    with contextlib.suppress(RuleError):
+                        player_records.player_merge_undo(
+                            merge_id=standing[pick % len(standing)].pk, by=host
+                        )
+                        event("a merge undone")
+            else:
+                while True:
+                    result = tap_standing(table, pick, host=host)
+                    if kind == "tap" or result.winner is not None:
+                        break
+        assert_aggregates_add_up()
+        assert integrity_problems() == []
+        transaction.set_rollback(True)
