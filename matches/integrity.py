@@ -17,7 +17,7 @@ from django.db.models import (
 from matches.models import Match, Player, Seat, Tap
 from matches.results.filing import aggregate_problems
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
-from matches.rules.names import clean_name, name_key
+from matches.rules.names import clean_name, erased_player_key, erased_player_name, name_key
 
 
 def integrity_problems() -> list[str]:
@@ -126,9 +126,22 @@ def player_name_problems() -> list[str]:
     """Players whose stored name is not clean, or who read the same as another (left so by
     the migration that normalised names): an admin renames or merges them."""
     problems = []
-    players = list(Player.objects.only("name", "key").order_by("id"))
+    players = list(Player.objects.only("name", "key", "public_name", "erased_at").order_by("id"))
     holder = {player.key: player for player in players}
     for player in players:
+        if player.erased_at is not None:
+            # An erased record keeps no name: its own placeholder and a key no name matches.
+            if player.name != erased_player_name(player.pk) or player.key != erased_player_key(
+                player.pk
+            ):
+                problems.append(f"Player #{player.pk} was erased but still holds a name")
+            continue
+        if player.public_name:
+            try:
+                if clean_name(player.public_name) != player.public_name:
+                    raise ValidationError("")
+            except ValidationError:
+                problems.append(f"Player #{player.pk}'s public name is not a clean name")
         try:
             clean = clean_name(player.name)
         except ValidationError:

@@ -5,6 +5,7 @@ from matches.web.views import corrections as views_corrections
 from matches.web.views import language as views_language
 from matches.web.views import league as views_league
 from matches.web.views import offline
+from matches.web.views import player_names as views_player_names
 from matches.web.views import players as views_players
 from matches.web.views import rules as views_rules
 from matches.web.views import seasons as views_seasons
@@ -58,6 +59,13 @@ urlpatterns = [
         views_players.player_merge_undo,
         name="player_merge_undo",
     ),
+    # Players' names in public (issue 22, item 4).
+    path(
+        "players/<id:player_id>/public-name/",
+        views_player_names.player_public_name,
+        name="player_public_name",
+    ),
+    path("players/<id:player_id>/erase/", views_player_names.player_erase, name="player_erase"),
     path("api/tables/<id:table_id>/", views.api_table, name="api_table"),
     path("api/tables/<id:table_id>/matches/", views.api_table_matches, name="api_table_matches"),
     path("api/standings/", views_standings.api_standings, name="api_standings"),

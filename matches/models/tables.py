@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.rules import scoring
 from matches.rules.limits import MAX_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
-from matches.rules.names import name_key
+from matches.rules.names import erased_player_key, name_key, shown_player_name
 
 
 class Player(models.Model):
@@ -17,6 +17,14 @@ class Player(models.Model):
     name = models.CharField(_("name"), max_length=NAME_MAX_LENGTH)
     key = models.CharField(_("matching key"), max_length=3 * NAME_MAX_LENGTH, editable=False)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    # What the public reads instead of the name (empty: the name as entered); hidden shows
+    # "Player N" instead; erased: the name is gone for good ("Former player N" to everyone).
+    # Which one a viewer reads is rules.names.shown_player_name.
+    public_name = models.CharField(
+        _("public name"), max_length=NAME_MAX_LENGTH, blank=True, default=""
+    )
+    hidden = models.BooleanField(_("hidden from the public"), default=False)
+    erased_at = models.DateTimeField(_("erased at"), null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("player")
@@ -26,14 +34,32 @@ class Player(models.Model):
             models.UniqueConstraint(fields=["key"], name="player_name_unique_ci"),
             models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
             models.CheckConstraint(condition=~Q(key=""), name="player_key_not_empty"),
+            # An erased player keeps no name of any kind.
+            models.CheckConstraint(
+                condition=Q(erased_at__isnull=True) | Q(public_name="", hidden=False),
+                name="player_erased_keeps_no_public_name",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
 
     def save(self, *args, **kwargs) -> None:
-        self.key = name_key(self.name)
+        # An erased record's key matches no typed name (rules.names.erased_player_key).
+        self.key = erased_player_key(self.pk) if self.erased_at else name_key(self.name)
         super().save(*args, **kwargs)
+
+    def shown_name(self, *, real: bool) -> str:
+        """The name a viewer reads: real for a host, the public's otherwise (see
+        rules.names.shown_player_name)."""
+        return shown_player_name(
+            player_id=self.pk,
+            name=self.name,
+            public_name=self.public_name,
+            hidden=self.hidden,
+            erased=self.erased_at is not None,
+            real=real,
+        )
 
 
 class Table(models.Model):

@@ -225,14 +225,16 @@ def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSumma
     return [summary(t) for t in open_tables], [summary(t) for t in closed]
 
 
-def standing_names(table_id: str) -> list[str]:
-    """Who stands in a table's open match (the id as typed in a query; none if unknown)."""
+def standing_names(table_id: str, *, real_names: bool = False) -> list[str]:
+    """Who stands in a table's open match (the id as typed in a query; none if unknown), by
+    their public names unless real_names (a host's)."""
     # ASCII digits only, and no longer than an id can be: int() refuses "²" (which isdigit()
     # accepts) and any string over 4,300 digits.
     if not (table_id.isascii() and table_id.isdigit()) or len(table_id) > 19:
         return []
     table = Table.objects.filter(pk=int(table_id)).first()
-    return [seat.player.name for seat in _current_match(table)[1]] if table else []
+    seats = _current_match(table)[1] if table else []
+    return [seat.player.shown_name(real=real_names) for seat in seats]
 
 
 @dataclass(frozen=True)
@@ -327,16 +329,16 @@ def match_audit(*, match: Match) -> AuditTrail:
     return AuditTrail(taps=own, discarded=[discarded[pk] for pk in sorted(discarded)])
 
 
-def _filed_document(table: Table, match: Match) -> dict:
+def _filed_document(table: Table, match: Match, real: bool) -> dict:
     # A filed match has its filing time and its winner: the database's constraint says so.
     filed_at, winner = cast(datetime, match.filed_at), cast(Player, match.winner)
     return {
         "number": match.number,
         "filed_at": filed_at.isoformat(),
-        "winner": winner.name,
+        "winner": winner.shown_name(real=real),
         "results": [
             {
-                "player": seat.player.name,
+                "player": seat.player.shown_name(real=real),
                 "place": shown_place(table.mode, seat.place),
                 "points": points_for(table.mode, seat.place),
             }
@@ -346,36 +348,52 @@ def _filed_document(table: Table, match: Match) -> dict:
 
 
 def _filed_documents(
-    table: Table, *, before: int | None, size: int, link_older: Callable[[int], str] | None
+    table: Table,
+    *,
+    before: int | None,
+    size: int,
+    link_older: Callable[[int], str] | None,
+    real: bool,
 ) -> tuple[list[dict], str | None]:
     """A page of filed matches with their results for the JSON, oldest first (as the
     document always listed them), and the link to the page before it."""
     seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
     page = _filed_page(_filed_with_winners(table).prefetch_related(seats), before=before, size=size)
-    documents = [_filed_document(table, match) for match in reversed(page.matches)]
+    documents = [_filed_document(table, match, real) for match in reversed(page.matches)]
     older = None if page.older is None or link_older is None else link_older(page.older)
     return documents, older
 
 
 def table_api(
-    *, table: Table, size: int = FILED_PAGE, link_older: Callable[[int], str] | None = None
+    *,
+    table: Table,
+    size: int = FILED_PAGE,
+    link_older: Callable[[int], str] | None = None,
+    real_names: bool = False,
 ) -> dict:
     """The read-only JSON document for scoreboards and other programs: the open match and
     the latest size filed matches; next is link_older(number), the page of the matches
-    filed before them (None when there are none, or no link_older is given)."""
+    filed before them (None when there are none, or no link_older is given). Players' names
+    are the public's unless real_names (a host's)."""
     match, standing, out = _current_match(table)
     current = None
+    real = real_names
     if match is not None:
         current = {
             "number": match.number,
-            "first_dealer": match.first_dealer.name,
-            "standing": [seat.player.name for seat in standing],
+            "first_dealer": match.first_dealer.shown_name(real=real),
+            "standing": [seat.player.shown_name(real=real) for seat in standing],
             "out": [
-                {"player": seat.player.name, "place": shown_place(table.mode, seat.place)}
+                {
+                    "player": seat.player.shown_name(real=real),
+                    "place": shown_place(table.mode, seat.place),
+                }
                 for seat in out
             ],
         }
-    matches, older = _filed_documents(table, before=None, size=size, link_older=link_older)
+    matches, older = _filed_documents(
+        table, before=None, size=size, link_older=link_older, real=real
+    )
     return {
         "id": table.pk,
         "name": table.name,
@@ -393,10 +411,13 @@ def table_api_matches(
     before: int | None,
     size: int = FILED_PAGE,
     link_older: Callable[[int], str] | None = None,
+    real_names: bool = False,
 ) -> dict:
     """A page of the JSON's filed matches: the latest size numbered below before, oldest
-    first, and next as in table_api."""
-    matches, older = _filed_documents(table, before=before, size=size, link_older=link_older)
+    first, and next and names as in table_api."""
+    matches, older = _filed_documents(
+        table, before=before, size=size, link_older=link_older, real=real_names
+    )
     return {"id": table.pk, "matches": matches, "next": older}
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from django.db.models import Count
 
-from matches.models import Match, Seat, Table
+from matches.models import Match, Player, Seat, Table
 from matches.rules.nights import night_start
 from matches.rules.scoring import is_ranked, place_counts
 
@@ -18,7 +18,9 @@ class TonightRow:
     """A player's results at one table tonight. Points only count at a ranked table."""
 
     player_id: int
-    player: str
+    # The player with every name of theirs: each viewer reads the one they may
+    # (`{{ row.person|player_name:real_names }}`); the totals are kept for every viewer.
+    person: Player
     played: int
     wins: int
     points: int | None
@@ -38,7 +40,15 @@ def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
             match__status=Match.Status.FILED,
             match__filed_at__gte=night_start(now),
         )
-        .values("match__table_id", "player_id", "player__name", "place")
+        .values(
+            "match__table_id",
+            "player_id",
+            "player__name",
+            "player__public_name",
+            "player__hidden",
+            "player__erased_at",
+            "place",
+        )
         .annotate(n=Count("id"))
         .order_by()
     )
@@ -49,6 +59,16 @@ def _level(row: TonightRow) -> tuple:
     return (-(row.points or 0), -row.wins, -row.seconds, -row.thirds, row.played)
 
 
+def _person(row: dict) -> Player:
+    return Player(
+        pk=row["player_id"],
+        name=row["player__name"],
+        public_name=row["player__public_name"],
+        hidden=row["player__hidden"],
+        erased_at=row["player__erased_at"],
+    )
+
+
 def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
     """Ranked: points, then wins, 2nds, 3rds; winner takes all: wins. Then fewer played, then
     name. Every player level with the first on all but the name leads (shares the crown)."""
@@ -56,7 +76,7 @@ def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
     totals: dict[int, list] = {}
     for row in rows:
         counts = place_counts(mode, row["place"])
-        total = totals.setdefault(row["player_id"], [row["player__name"], 0, 0, 0, 0, 0])
+        total = totals.setdefault(row["player_id"], [_person(row), 0, 0, 0, 0, 0])
         total[1] += row["n"] * counts.played
         total[2] += row["n"] * counts.wins
         total[3] += row["n"] * counts.points
@@ -66,16 +86,16 @@ def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
         (
             TonightRow(
                 player_id=player_id,
-                player=name,
+                person=person,
                 played=played,
                 wins=wins,
                 points=points if ranked else None,
                 seconds=seconds,
                 thirds=thirds,
             )
-            for player_id, (name, played, wins, points, seconds, thirds) in totals.items()
+            for player_id, (person, played, wins, points, seconds, thirds) in totals.items()
         ),
-        key=lambda r: (*_level(r), r.player.casefold()),
+        key=lambda r: (*_level(r), r.person.name.casefold()),
     )
     if not result:
         return result

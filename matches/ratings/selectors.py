@@ -7,6 +7,7 @@ from django.db.models import QuerySet
 
 from matches.models import Player, PlayerRating
 from matches.ratings.engine import PROVISIONAL_BELOW, ordinal, shown_rating
+from matches.rules.names import shown_player_name
 
 
 @dataclass(frozen=True)
@@ -45,29 +46,42 @@ class RatingRow:
         }
 
 
-def _ranked(ratings: QuerySet[PlayerRating]) -> list[RatingRow]:
+def _ranked(ratings: QuerySet[PlayerRating], real: bool) -> list[RatingRow]:
     rows = sorted(
         ratings.values_list(
             "player_id", "player__name", "player__key", "matches", "mu", "sigma",
-            "longest_run", "best_place",
+            "longest_run", "best_place", "player__public_name", "player__hidden",
+            "player__erased_at",
         ),
         key=lambda r: (-ordinal(r[4], r[5]), r[2], r[0]),
     )  # fmt: skip
+
+    def shown(p: int, name: str, public_name: str, hidden: bool, erased_at: object) -> str:
+        return shown_player_name(
+            player_id=p,
+            name=name,
+            public_name=public_name,
+            hidden=hidden,
+            erased=erased_at is not None,
+            real=real,
+        )
+
     return [
-        RatingRow(rank=n, player_id=p, player=name, matches=m, mu=mu, sigma=s, longest_run=run,
-                  best_place=best)
-        for n, (p, name, _, m, mu, s, run, best) in enumerate(rows, 1)
+        RatingRow(rank=n, player_id=p, player=shown(p, name, public, hidden, erased),
+                  matches=m, mu=mu, sigma=s, longest_run=run, best_place=best)
+        for n, (p, name, _, m, mu, s, run, best, public, hidden, erased) in enumerate(rows, 1)
     ]  # fmt: skip
 
 
-def rating_table() -> list[RatingRow]:
-    """Every rated player, best ordinal first, then by name; one query."""
-    return _ranked(PlayerRating.objects.all())
+def rating_table(*, real_names: bool = False) -> list[RatingRow]:
+    """Every rated player, best ordinal first, then by name; one query. Players are named as
+    the public reads them unless real_names (a host)."""
+    return _ranked(PlayerRating.objects.all(), real_names)
 
 
 def ratings_of(*, player_ids: Iterable[int], limit: int | None = None) -> list[RatingRow]:
     """These players' rows of the league's rating list (their league ranks), best first, at
-    most limit of them; one query, none without players."""
+    most limit of them; one query, none without players. (Their names are the public's.)"""
     wanted = set(player_ids)
     if not wanted:
         return []
@@ -75,7 +89,8 @@ def ratings_of(*, player_ids: Iterable[int], limit: int | None = None) -> list[R
 
 
 def player_rating(*, player: Player) -> RatingRow | None:
-    """One player's current rating with their place in the rating list, or None if unrated."""
+    """One player's current rating with their place in the rating list, or None if unrated
+    (the row names them as the public reads them)."""
     for row in rating_table():
         if row.player_id == player.pk:
             return row

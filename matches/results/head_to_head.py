@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from matches.models import HeadToHead, Match, Player, Seat, Table
 from matches.results.counters import count_rows
 from matches.rules import scoring
+from matches.rules.names import shown_player_name
 
 # (player, opponent) -> (shared matches, ahead, behind)
 PAIR_COUNTS = ("matches", "ahead", "behind")
@@ -66,17 +67,40 @@ def _lines(language: str) -> tuple[str, str, str]:
     )
 
 
-def head_to_head(*, player: Player) -> list[Rival]:
+def head_to_head(*, player: Player, real_names: bool = False) -> list[Rival]:
     """Everyone who shared a filed match with this player, most shared matches first, then
-    by name; one indexed read of the pairs the services keep."""
+    by name; one indexed read of the pairs the services keep. Opponents are named as the
+    public reads them unless real_names (a host)."""
     rows = (
         HeadToHead.objects.filter(player=player)
         .order_by("-matches", "opponent__key", "opponent_id")
-        .values_list("opponent_id", "opponent__name", "matches", "ahead", "behind")
+        .values_list(
+            "opponent_id",
+            "opponent__name",
+            "opponent__public_name",
+            "opponent__hidden",
+            "opponent__erased_at",
+            "matches",
+            "ahead",
+            "behind",
+        )
     )
     return [
-        Rival(opponent_id=o, opponent=name, matches=m, ahead=a, behind=b)
-        for o, name, m, a, b in rows
+        Rival(
+            opponent_id=o,
+            opponent=shown_player_name(
+                player_id=o,
+                name=name,
+                public_name=public_name,
+                hidden=hidden,
+                erased=erased_at is not None,
+                real=real_names,
+            ),
+            matches=m,
+            ahead=a,
+            behind=b,
+        )
+        for o, name, public_name, hidden, erased_at, m, a, b in rows
     ]
 
 

@@ -62,6 +62,7 @@ class PlayerProfile:
     best_night: Night | None
     chart: list[Finish]  # the latest CHART_MATCHES, oldest first, with ratings after each
     history: Page  # newest first
+    name: str = ""  # the player's name as the viewer reads it
 
     @property
     def win_percent(self) -> Decimal:
@@ -143,8 +144,11 @@ class Career:
         return history
 
 
-def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfile:
-    """Everything the player page shows."""
+def player_profile(
+    *, player: Player, page: int | str | None = 1, real_names: bool = False
+) -> PlayerProfile:
+    """Everything the player page shows; every name as the public reads it unless
+    real_names (a host)."""
     by_mode = {
         row["table__mode"]: row
         for row in AllTimeTotal.objects.filter(player=player)
@@ -154,9 +158,10 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
     totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
     ratings = rating_table()
     rating = next((row for row in ratings if row.player_id == player.pk), None)
-    rivals = head_to_head(player=player)
+    rivals = head_to_head(player=player, real_names=real_names)
     return PlayerProfile(
         player=player,
+        name=player.shown_name(real=real_names),
         **totals,
         ranked_played=by_mode.get(scoring.RANKED, {}).get("played", 0),
         wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
@@ -178,7 +183,7 @@ def player_profile(*, player: Player, page: int | str | None = 1) -> PlayerProfi
 def describe(profile: PlayerProfile) -> list[str]:
     """The player's record in plain words, one sentence each: the page's summary, and the
     same for every kind of player (none yet, one mode only, both)."""
-    name = profile.player.name
+    name = profile.name or profile.player.shown_name(real=False)
     if not profile.played:
         return [_("%(name)s has no filed matches yet.") % {"name": name}]
     counts = {"name": name, "played": profile.played, "wins": profile.wins}
@@ -282,12 +287,14 @@ def _rating_json(row: RatingRow | None) -> dict | None:
     return {key: data[key] for key in ("rank", "matches", "mu", "sigma", "ordinal", "provisional")}
 
 
-def player_api(*, player: Player) -> dict:
-    """The read-only JSON document about one player."""
+def player_api(*, player: Player, real_names: bool = False) -> dict:
+    """The read-only JSON document about one player, every name as the public reads it
+    unless real_names (a host)."""
+    rivals = head_to_head(player=player, real_names=real_names)
     return {
         "id": player.pk,
-        "player": player.name,
+        "player": player.shown_name(real=real_names),
         "totals": player_totals(player=player),
         "rating": _rating_json(player_rating(player=player)),
-        "head_to_head": [rival.as_json() for rival in head_to_head(player=player)],
+        "head_to_head": [rival.as_json() for rival in rivals],
     }

@@ -20,6 +20,11 @@ from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Player, RunningTotal, Seat, Table
 from matches.rules.scoring import COUNT_FIELDS, finished_place, place_counts
 
+# What a standings row carries of a player's names besides the name, for the rule that picks
+# the one a viewer reads (results.standings.rank_standings): the public name, whether hidden
+# and whether erased.
+PUBLIC_NAME_COLUMNS = ("player__public_name", "player__hidden", "player__erased")
+
 ALL = RunningTotal.ALL_MODES
 
 _RUNNING = RunningTotal._meta.db_table
@@ -63,8 +68,8 @@ def range_rows(
     mode: str | None = None,
 ) -> list[dict]:
     """Each player's filed results from date_from to date_to (either open), at tables of one
-    mode or of any, as standings rows (player_id, player__name, player__key and the *_sum
-    counts) with something played; one query."""
+    mode or of any, as standings rows (player_id, player__name, player__key, the public
+    name's columns and the *_sum counts) with something played; one query."""
     if date_from is not None and date_to is not None and date_from > date_to:
         return []
     params: list = [mode or ALL]
@@ -79,14 +84,21 @@ def range_rows(
     counts = ", ".join(f"hi.{field}{less[field]}" for field in COUNT_FIELDS)
     # Each player once: a few hundred rows, each answered by its two index seeks.
     sql = (
-        f"SELECT p.id, p.name, p.key, {counts} FROM {_PLAYER} p "  # noqa: S608 (names from the models, values as parameters)
+        f"SELECT p.id, p.name, p.key, p.public_name, p.hidden, p.erased_at IS NOT NULL, "  # noqa: S608 (names from the models, values as parameters)
+        f"{counts} FROM {_PLAYER} p "
         f"CROSS JOIN (SELECT %s AS mode) m {joins} "
         f"WHERE hi.played{less['played']} > 0"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    names = ("player_id", "player__name", "player__key", *(f"{f}_sum" for f in COUNT_FIELDS))
+    names = (
+        "player_id",
+        "player__name",
+        "player__key",
+        *PUBLIC_NAME_COLUMNS,
+        *(f"{f}_sum" for f in COUNT_FIELDS),
+    )
     return [dict(zip(names, row, strict=True)) for row in rows]
 
 

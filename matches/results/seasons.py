@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, IntegerField, Value, When
+from django.db.models import BooleanField, Case, ExpressionWrapper, IntegerField, Q, Value, When
 from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 
@@ -132,10 +132,13 @@ class SeasonSummary:
         return [row for row in self.podium if row.rank == 1]
 
 
-def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummary]:
+def seasons_overview(
+    *, today: datetime.date | None = None, real_names: bool = False
+) -> list[SeasonSummary]:
     """Every season, latest first, with its podium computed afresh from the daily tallies:
     two queries however many seasons (seasons never overlap, so each day has one), and one
-    more per season with a best nights rule (its podium counts each player's best nights)."""
+    more per season with a best nights rule (its podium counts each player's best nights).
+    Players are named as the public reads them unless real_names (a host)."""
     today = today or night_of()
     all_seasons = list(Season.objects.all())
     started = [season for season in all_seasons if season.first_day <= today]
@@ -156,12 +159,22 @@ def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummar
             )
             .annotate(season_id=season_of_day)
             .filter(season_id__isnull=False)
-            .values("season_id", "player_id", "player__name", "player__key")
+            .values(
+                "season_id",
+                "player_id",
+                "player__name",
+                "player__key",
+                "player__public_name",
+                "player__hidden",
+                player__erased=ExpressionWrapper(
+                    Q(player__erased_at__isnull=False), output_field=BooleanField()
+                ),
+            )
             .annotate(**SUMS)
             .filter(played_sum__gt=0)
         )
         for row in tallies:
-            rows[row["season_id"]].append(row)
+            rows[row["season_id"]].append(dict(row))
     summaries = []
     for season in all_seasons:
         if season.first_day > today:
@@ -174,9 +187,10 @@ def seasons_overview(*, today: datetime.date | None = None) -> list[SeasonSummar
                     date_to=season.last_day,
                     best=season.best_nights,
                     minimum=season.min_nights,
+                    real_names=real_names,
                 )
             else:
-                ranked = rank_standings(rows[season.pk])
+                ranked = rank_standings(rows[season.pk], real_names=real_names)
             podium = [row for row in ranked if row.rank <= 3]
         summaries.append(SeasonSummary(season=season, status=status, podium=podium))
     return summaries

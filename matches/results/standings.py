@@ -15,6 +15,8 @@ from django.utils.formats import number_format
 from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
 from matches.results import running_totals
 from matches.rules import scoring
+from matches.results.running_totals import PUBLIC_NAME_COLUMNS
+from matches.rules.names import shown_player_name
 from matches.rules.scoring import COUNT_FIELDS
 
 
@@ -125,9 +127,25 @@ def _order_key(row: dict, wins_only: bool) -> tuple[int, ...]:
     )
 
 
-def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[StandingRow]:
-    """Player rows (name, key and SUMS) in standings order with their ranks: players equal
-    on every step share a rank (1, =2, =2, 4) and are listed by name."""
+def shown_row_name(row: dict, *, real_names: bool) -> str:
+    """The name a viewer reads of a player row (player_id, player__name and the
+    PUBLIC_NAME_COLUMNS): the host's (real_names) or the public's."""
+    return shown_player_name(
+        player_id=row["player_id"],
+        name=row["player__name"],
+        public_name=row["player__public_name"],
+        hidden=bool(row["player__hidden"]),
+        erased=bool(row["player__erased"]),
+        real=real_names,
+    )
+
+
+def rank_standings(
+    rows: list[dict], *, wins_only: bool = False, real_names: bool = False
+) -> list[StandingRow]:
+    """Player rows (name, key, the public name's columns and SUMS) in standings order with
+    their ranks: players equal on every step share a rank (1, =2, =2, 4) and are listed by
+    name. Each row names its player as the public reads them unless real_names (a host)."""
     # Each row's order key once (a league has hundreds of players; this runs on every filing).
     keyed = sorted(
         ((_order_key(row, wins_only), row["player__key"], row["player_id"], row) for row in rows),
@@ -153,7 +171,7 @@ def rank_standings(rows: list[dict], *, wins_only: bool = False) -> list[Standin
                 rank=result[-1].rank if tied_above else index + 1,
                 shared=tied_above or tied_below,
                 player_id=row["player_id"],
-                player=row["player__name"],
+                player=shown_row_name(row, real_names=real_names),
                 played=row["played_sum"],
                 wins=row["wins_sum"],
                 seconds=row["seconds_sum"],
@@ -177,13 +195,15 @@ def standings(
     wins_only: bool = False,
     best_nights: int | None = None,
     min_nights: int = 0,
+    real_names: bool = False,
 ) -> list[StandingRow]:
     """League standings over filed matches: a date range from the running totals (one
     query), otherwise summed over the all-time totals, or a table's daily tallies.
 
     Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
     matches only (wins_only) rank by wins, then fewer played: that mode keeps no points.
-    A season's best nights rule (best_nights) counts each player's best nights only."""
+    A season's best nights rule (best_nights) counts each player's best nights only.
+    Players are named as the public reads them unless real_names (a host)."""
     if best_nights:
         return best_nights_standings(
             table_id=table_id,
@@ -193,11 +213,12 @@ def standings(
             wins_only=wins_only,
             best=best_nights,
             minimum=min_nights,
+            real_names=real_names,
         )
     if (date_from or date_to) and table_id is None:
         # Two rows per player and mode, however long the range (results/running_totals.py).
         rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
-        return rank_standings(rows, wins_only=wins_only)
+        return rank_standings(rows, wins_only=wins_only, real_names=real_names)
     # The all-time totals answer without dates; one table's few daily tallies its range.
     source = DailyTally if date_from or date_to else AllTimeTotal
     where = _tally_filter(table_id, date_from, date_to)
@@ -213,7 +234,7 @@ def standings(
         .order_by()
     )
     # Ranks over the player rows (a few hundred at most), not over matches.
-    return rank_standings(_with_names(sums), wins_only=wins_only)
+    return rank_standings(_with_names(sums), wins_only=wins_only, real_names=real_names)
 
 
 def _with_names(sums) -> list[dict]:
@@ -224,7 +245,9 @@ def _with_names(sums) -> list[dict]:
     sql, params = sums.query.sql_with_params()
     with connection.cursor() as cursor:
         cursor.execute(
-            f'SELECT t.*, p."name" AS "player__name", p."key" AS "player__key" FROM ({sql}) t'  # noqa: S608
+            f'SELECT t.*, p."name" AS "player__name", p."key" AS "player__key", '  # noqa: S608
+            f'p."public_name" AS "{PUBLIC_NAME_COLUMNS[0]}", p."hidden" AS "{PUBLIC_NAME_COLUMNS[1]}", '
+            f'p."erased_at" IS NOT NULL AS "{PUBLIC_NAME_COLUMNS[2]}" FROM ({sql}) t'
             f' JOIN "{Player._meta.db_table}" p ON p."id" = t."player_id"',
             params,
         )
@@ -241,6 +264,7 @@ def best_nights_standings(
     wins_only: bool = False,
     best: int,
     minimum: int = 0,
+    real_names: bool = False,
 ) -> list[StandingRow]:
     """Standings under a season's "best N nights" rule: each player's counts are the sum of
     their best `best` nights (best by the standings' own order: points, wins, 2nds, 3rds,
@@ -267,16 +291,17 @@ def best_nights_standings(
         if len(rows) >= minimum
     }
     names = dict(
-        (pk, (name, key))
-        for pk, name, key in Player.objects.filter(pk__in=list(counted)).values_list(
-            "pk", "name", "key"
-        )
+        (pk, (name, key, public_name, hidden, erased_at is not None))
+        for pk, name, key, public_name, hidden, erased_at in Player.objects.filter(
+            pk__in=list(counted)
+        ).values_list("pk", "name", "key", "public_name", "hidden", "erased_at")
     ) if counted else {}  # fmt: skip
     rows = [
         {
             "player_id": player_id,
             "player__name": names[player_id][0],
             "player__key": names[player_id][1],
+            **dict(zip(PUBLIC_NAME_COLUMNS, names[player_id][2:], strict=True)),
             **{name: sum(night[name] for night in chosen) for name in SUMS},
         }
         for player_id, chosen in counted.items()
@@ -286,5 +311,5 @@ def best_nights_standings(
     }
     return [
         dataclasses.replace(row, nights=days[row.player_id])
-        for row in rank_standings(rows, wins_only=wins_only)
+        for row in rank_standings(rows, wins_only=wins_only, real_names=real_names)
     ]

@@ -145,3 +145,74 @@ def near_names(typed: str, known: Iterable[str]) -> list[str]:
         first = first_names[folded]
     ordered = sorted(same, key=fold_key) + sorted(typo, key=fold_key) + first
     return list(dict.fromkeys(ordered))
+
+
+# What the public is shown instead of a hidden player's name, and what everyone is shown of
+# an erased player: the id names the record, never the person.
+PLAYER_HIDDEN = _("Player %(id)s")
+PLAYER_ERASED = _("Former player %(id)s")
+
+
+def shown_player_name(
+    *, player_id: int, name: str, public_name: str, hidden: bool, erased: bool, real: bool
+) -> str:
+    """The one rule for which name of a player a viewer reads: an erased player is "Former
+    player N" to everyone; a host (real) reads the name as entered; the public reads
+    "Player N" for a hidden player, else the public name, else the name as entered."""
+    if erased:
+        return str(PLAYER_ERASED) % {"id": player_id}
+    if real:
+        return name
+    if hidden:
+        return str(PLAYER_HIDDEN) % {"id": player_id}
+    return public_name or name
+
+
+def erased_player_name(player_id: int) -> str:
+    """What an erased player's record stores instead of the name: never shown as it is (it
+    reads "Former player N" in the viewer's language), and no person's name."""
+    return f"Former player {player_id}"
+
+
+def erased_player_key(player_id: int) -> str:
+    """An erased player's matching key: it starts with a zero-width space, which no clean
+    name holds, so no name typed later is ever matched to the erased record."""
+    return f"\u200berased {player_id}"
+
+
+def _fold(char: str) -> str:
+    """A character as names are compared when they are erased: case, width and accents
+    set aside ("Zoë", "ZOE" and full-width "Zoe" read the same)."""
+    decomposed = unicodedata.normalize("NFKD", char.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def redact(text: str, names: list[str], replacement: str) -> str:
+    """text with every whole-word occurrence of any of names, in any case, width or accents,
+    replaced (an erasure: "zoe marques" goes with "Zoë Marques", "Zoëlla" stays)."""
+    wanted = [folded for folded in ("".join(_fold(c) for c in name) for name in names) if folded]
+    if not text or not wanted:
+        return text
+    # The folded text, with where each folded character came from in text.
+    folded_chars: list[str] = []
+    origin: list[int] = []
+    for index, char in enumerate(text):
+        for piece in _fold(char):
+            folded_chars.append(piece)
+            origin.append(index)
+    folded = "".join(folded_chars)
+    spans: list[tuple[int, int]] = []
+    for name in sorted(set(wanted), key=len, reverse=True):
+        start = folded.find(name)
+        while start != -1:
+            end = start + len(name)
+            before = folded[start - 1] if start else " "
+            after = folded[end] if end < len(folded) else " "
+            if not before.isalnum() and not after.isalnum():
+                first, last = origin[start], origin[end - 1] + 1
+                if not any(first < b and a < last for a, b in spans):
+                    spans.append((first, last))
+            start = folded.find(name, start + 1)
+    for first, last in sorted(spans, reverse=True):
+        text = text[:first] + replacement + text[last:]
+    return text

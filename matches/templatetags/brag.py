@@ -47,6 +47,16 @@ def host_name(account, viewer) -> str:
 
 
 @register.filter
+def player_name(player, real_names) -> str:
+    """`{{ seat.player|player_name:real_names }}`: a player's name as this viewer reads it
+    (real_names, from the context processor: a logged-in host; else the public name, or
+    "Player N" for a hidden player). Every player name a template shows goes through it."""
+    if player is None or player == "":
+        return ""
+    return player.shown_name(real=bool(real_names))
+
+
+@register.filter
 def rival_items(rivals, players_url: str) -> str:
     """The head-to-head list's items, each linking its opponent: built in one pass, as a
     busy player has a hundred and more of them."""

@@ -25,6 +25,7 @@ from matches.core import stamp as stamps
 from matches.core.kept import Kept
 from matches.core.stamp import Snapshot, Stamped
 from matches.models import Table
+from matches.org.names import sees_real_names
 from matches.ratings import replay as ratings_replay
 from matches.rules.nights import night_start
 from matches.web.forms import FiledPageForm, StandingsFilterForm
@@ -54,6 +55,19 @@ def viewer(request: HtmxHttpRequest) -> str:
         return "0"
     cookie = request.COOKIES.get(settings.CSRF_COOKIE_NAME, "")
     return _digest(f"{request.user.pk}:{cookie}", 6)
+
+
+def real_names(request: HtmxHttpRequest) -> bool:
+    """Whether this request's viewer reads players' names as entered (a logged-in host);
+    everyone else reads the public names. A spectator's poll answered by the middleware has
+    no user: the public."""
+    return sees_real_names(getattr(request, "user", None))
+
+
+def audience(request: HtmxHttpRequest) -> str:
+    """The part of a key or tag naming which names an answer shows: a host's ("h") and the
+    public's ("p") are never one entry."""
+    return "h" if real_names(request) else "p"
 
 
 def rendering(request: HtmxHttpRequest) -> tuple[int, str]:
@@ -200,6 +214,21 @@ MATCHES_PAGE = ("m", _matches_variant)
 # write landing during a download shows in its later rows, and the next request, whose tag
 # has moved, fetches it whole again.
 RESULTS_CSV = ("csv", _api_variant)
+# The JSON and the CSV as a logged-in host reads them (players' names as entered): another
+# kind, so their tags, kept answers and snapshots are never the public's.
+TABLE_API_REAL = ("apih", _api_variant)
+TABLE_API_MATCHES_REAL = ("apimh", _api_matches_variant)
+RESULTS_CSV_REAL = ("csvh", _api_variant)
+_REAL_KINDS = {
+    TABLE_API: TABLE_API_REAL,
+    TABLE_API_MATCHES: TABLE_API_MATCHES_REAL,
+    RESULTS_CSV: RESULTS_CSV_REAL,
+}
+
+
+def kind_for(request: HtmxHttpRequest, kind: tuple) -> tuple:
+    """The kind of answer this viewer gets: the host's own for the JSON and the CSV."""
+    return _REAL_KINDS.get(kind, kind) if real_names(request) else kind
 
 
 def table_page_tag(
@@ -243,7 +272,10 @@ def table_page_etag(request: HtmxHttpRequest, table_id: int) -> str | None:
 def _etag_func(kind: tuple) -> Callable[[HtmxHttpRequest, int], str | None]:
     def table_etag(request: HtmxHttpRequest, table_id: int) -> str | None:
         stamped = stamp(request, table_id)
-        return None if stamped is None else _tag(kind[0], stamped, kind[1](request))
+        if stamped is None:
+            return None
+        shown = kind_for(request, kind)
+        return _tag(shown[0], stamped, shown[1](request))
 
     return table_etag
 
@@ -344,6 +376,7 @@ def table_response(
     stamped = stamp(request, table_id)
     if stamped is None:
         raise Http404
+    kind = kind_for(request, kind)
     # A table page showing a message is not the state's page: no tag (a reload must not
     # revalidate it into a stale message). After a write the tag is wanted for X-Board-ETag.
     # Only the table page shows messages: the others never read the session.
@@ -441,9 +474,12 @@ def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:
 
 def standings_key(request: HtmxHttpRequest, kind: str, table_id: int | None = None) -> str:
     """Standings change only with the stamp (core.stamp.standings_changed): key on it, the
-    filters asked for (as cleaned: the page's default season included) and the language."""
+    filters asked for (as cleaned: the page's default season included), the language and
+    which names the rows show (a host's or the public's)."""
     filters = _filters(request, table_id, kind)
-    return key(kind, standings_stamp(request), table_id or 0, filters, get_language())
+    return key(
+        kind, standings_stamp(request), table_id or 0, filters, get_language(), audience(request)
+    )
 
 
 def standings_etag(request: HtmxHttpRequest, table_id: int | None = None) -> str:

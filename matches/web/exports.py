@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Iterator
 
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.text import slugify
 
 from matches.models import Season, Seat, Table
@@ -71,8 +71,9 @@ def csv_stream(filename: str, header: list[str], rows: Iterable[list]) -> Stream
     return response
 
 
-def table_result_row(table: Table, seat: Seat) -> list:
-    """A filed seat under TABLE_RESULTS_HEADER: the place and points its table's mode names."""
+def table_result_row(table: Table, seat: Seat, *, real_names: bool = False) -> list:
+    """A filed seat under TABLE_RESULTS_HEADER: the place and points its table's mode names,
+    the player by their public name unless real_names (a host's download)."""
     place, points = shown_place(table.mode, seat.place), points_for(table.mode, seat.place)
     # The table's local time, to the second: two cells a spreadsheet reads as a date and a
     # time (2026-12-01, 21:07:05), where one ISO 8601 cell with an offset stays text.
@@ -82,16 +83,17 @@ def table_result_row(table: Table, seat: Seat) -> list:
         seat.match.number,
         filed.date().isoformat(),
         filed.strftime("%H:%M:%S"),
-        seat.player.name,
+        _neutral_name(seat.player, real_names),
         OUT_PLACE if place is None else place,
         "" if points is None else points,
         "yes" if seat.place == 1 else "no",
     ]
 
 
-def league_result_row(seat: Seat) -> list:
-    """A filed seat of any table under TABLE_RESULTS_HEADER (its match holds its table)."""
-    return table_result_row(seat.match.table, seat)
+def league_result_row(seat: Seat, *, real_names: bool = False) -> list:
+    """A filed seat of any table under TABLE_RESULTS_HEADER (its match holds its table),
+    the player by their public name unless real_names (a host's download)."""
+    return table_result_row(seat.match.table, seat, real_names=real_names)
 
 
 def _slug(name: str, fallback: str) -> str:
@@ -141,6 +143,12 @@ def standings_csv_row(row: StandingRow, rating: RatingRow | None) -> list:
     if rating is None:
         return [*row.as_csv_row(), "", ""]
     return [*row.as_csv_row(), rating.shown, "yes" if rating.provisional else "no"]
+
+
+def _neutral_name(player, real: bool) -> str:
+    # The file is the same in every language: "Player 17", never "Participante 17".
+    with translation.override(None):
+        return player.shown_name(real=real)
 
 
 def json_response(payload: dict, *, status: int = 200) -> JsonResponse:

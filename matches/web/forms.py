@@ -721,3 +721,31 @@ class PlayerMergeConfirmForm(forms.Form):
 
     other = forms.CharField(max_length=NAME_MAX_LENGTH, widget=forms.HiddenInput)
     other_id = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+
+
+# --- Players' names in public (issue 22, item 4) ---
+
+
+class PlayerPublicNameForm(forms.Form):
+    label_suffix = ""
+
+    public_name = forms.CharField(
+        label=_("Public name"),
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text=_(
+            "What spectators, the TV, the JSON and the CSV files show instead of the name "
+            "(for example “Zoë M.”). Leave it empty to show the name as entered. Hosts "
+            "always see the name as entered."
+        ),
+        error_messages={"max_length": _("Player names are at most %(limit_value)s characters.")},
+    )
+    hidden = forms.BooleanField(
+        label=_("Hide from the public"),
+        required=False,
+        help_text=_("Spectators read “Player %(id)s” instead of any name."),
+    )
+
+    def __init__(self, *args, player_id: int, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["hidden"].help_text = str(self.fields["hidden"].help_text) % {"id": player_id}

@@ -6,6 +6,7 @@ from django.http import HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import get_language
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_safe
@@ -21,19 +22,23 @@ from matches.web.htmx import HtmxHttpRequest
 
 def _ratings_etag(request: HtmxHttpRequest) -> str:
     # Ratings change only with a filing, an undo of one or a rebuild: all change the stamp.
-    return caching.etag("ratings", caching.standings_stamp(request))
+    return caching.etag("ratings", caching.standings_stamp(request), caching.audience(request))
 
 
 def _player_etag(request: HtmxHttpRequest, player_id: int) -> str:
     # A player's totals, rating and head-to-head, and every name shown, move with the stamp.
-    return caching.etag(f"player{player_id}", caching.standings_stamp(request))
+    return caching.etag(
+        f"player{player_id}", caching.standings_stamp(request), caching.audience(request)
+    )
 
 
 @require_safe
 @cache_control(no_cache=True)
 @condition(etag_func=_ratings_etag)
 def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
-    rows = [row.as_json() for row in ratings.rating_table()]
+    with translation.override(None):  # names as every other JSON gives them
+        rating_rows = ratings.rating_table(real_names=caching.real_names(request))
+    rows = [row.as_json() for row in rating_rows]
     # While a replay is pending the rows are the last settled ratings, not yet the final ones.
     payload = {"model": MODEL_NAME, "updating": caching.ratings_updating(request), "rows": rows}
     return json_response(payload)
@@ -44,7 +49,9 @@ def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
 @condition(etag_func=_player_etag)
 def api_player(request: HtmxHttpRequest, player_id: int) -> JsonResponse:
     player = get_object_or_404(Player, pk=player_id)
-    return json_response(profile.player_api(player=player))
+    with translation.override(None):  # names as every other JSON gives them
+        document = profile.player_api(player=player, real_names=caching.real_names(request))
+    return json_response(document)
 
 
 def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> str:
@@ -52,14 +59,17 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
     change of the league for the first page (what nearly every visit opens); other pages of
     the history are rendered each time rather than let any ?page= push entries out."""
 
+    real = caching.real_names(request)
+
     def build() -> str:
-        shown = profile.player_profile(player=player, page=page)
+        shown = profile.player_profile(player=player, page=page, real_names=real)
         context = {
             "player": player,
             "profile": shown,
             "summary": profile.describe(shown),
             "chart": charts.player_chart(shown),
             "ratings_updating": caching.ratings_updating(request),
+            "real_names": real,
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
             "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
@@ -71,7 +81,14 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
         return build()
     # The name is in the key too: before any filing the stamp has no row to tell leagues apart.
     name = hashlib.blake2s(player.name.encode(), digest_size=6).hexdigest()
-    key = caching.key("player", caching.standings_stamp(request), player.pk, name, get_language())
+    key = caching.key(
+        "player",
+        caching.standings_stamp(request),
+        player.pk,
+        name,
+        get_language(),
+        caching.audience(request),
+    )
     return caching.cached(key, build)
 
 

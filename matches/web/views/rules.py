@@ -7,6 +7,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from matches.play import selectors
 from matches.rules import showdown
+from matches.web import caching
 from matches.web.exports import json_response
 from matches.web.forms import ShowdownForm
 from matches.web.htmx import HtmxHttpRequest
@@ -24,7 +25,9 @@ def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
     (add) shows the same form with one row more, judging nothing yet."""
     adding = "add" in request.GET
     submitted = not adding and any(key.startswith("hand_") for key in request.GET)
-    names = selectors.standing_names(request.GET.get("table", ""))
+    names = selectors.standing_names(
+        request.GET.get("table", ""), real_names=caching.real_names(request)
+    )
     rows = ShowdownForm.rows_for(request.GET, names=names, adding=adding)
     initial = request.GET.dict() if adding else ShowdownForm.initial_for(names)
     form = ShowdownForm(request.GET if submitted else None, initial=initial, rows=rows)

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from matches.core.errors import RuleError
 from matches.models import Season
 from matches.results import seasons
+from matches.web import caching
 from matches.web.access import host_required
 from matches.web.forms import SeasonForm
 from matches.web.htmx import HtmxHttpRequest
@@ -19,7 +20,7 @@ SEASON_DELETED = _("Season “%(name)s” deleted. No result changed.")
 
 @require_safe
 def season_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = {"overview": seasons.seasons_overview()}
+    context = {"overview": seasons.seasons_overview(real_names=caching.real_names(request))}
     return render(request, "matches/seasons.html", context)
 
 

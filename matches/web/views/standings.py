@@ -7,6 +7,7 @@ from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -35,12 +36,13 @@ def _standing_rows_html(request: HtmxHttpRequest, form: StandingsFilterForm, tab
     """The standings' rows, put together once per change of the standings: a league has
     hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
+    real = caching.real_names(request)
 
     def build() -> str:
         rated = {row.player_id: row for row in ratings.rating_table()}
         rows = [
             (row, rated.get(row.player_id))
-            for row in league_standings.standings(**form.selector_kwargs())
+            for row in league_standings.standings(**form.selector_kwargs(), real_names=real)
         ]
         # One reverse() for the player links instead of one per row (see make bench).
         context = {"wins_only": form.wins_only, "players_url": players_url}
@@ -98,10 +100,14 @@ def api_standings(request: HtmxHttpRequest) -> JsonResponse:
     form = caching.standings_filters(request)
     if not form.is_valid():
         return JsonResponse({"error": form.first_error()}, status=400)
-    rows = caching.cached(
-        caching.standings_key(request, "json"),
-        lambda: [row.as_json() for row in league_standings.standings(**form.selector_kwargs())],
-    )
+    real = caching.real_names(request)
+
+    def build() -> list[dict]:
+        with translation.override(None):  # names as every other JSON gives them
+            rows = league_standings.standings(**form.selector_kwargs(), real_names=real)
+            return [row.as_json() for row in rows]
+
+    rows = caching.cached(caching.standings_key(request, "json"), build)
     return json_response({"filters": form.as_json(), "rows": rows})
 
 
@@ -113,7 +119,8 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
             form.first_error(), status=400, content_type="text/plain; charset=utf-8"
         )
     kwargs = form.selector_kwargs()
-    rows = league_standings.standings(**kwargs)
+    with translation.override(None):  # the file is the same in every language
+        rows = league_standings.standings(**kwargs, real_names=caching.real_names(request))
     rated = {row.player_id: row for row in ratings.rating_table()}
     filename = standings_filename(
         table=form.cleaned_data.get("table"),
@@ -128,7 +135,8 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
 
 def _league_results_etag(request: HtmxHttpRequest) -> str:
     # Every filing, unfiling, rename, merge and admin edit moves the standings stamp.
-    return caching.etag("results", caching.standings_stamp(request))
+    # A host's file names players as entered: a tag of its own (issue 22).
+    return caching.etag("results", caching.standings_stamp(request), caching.audience(request))
 
 
 @require_safe
@@ -137,7 +145,8 @@ def _league_results_etag(request: HtmxHttpRequest) -> str:
 def league_results_csv(request: HtmxHttpRequest) -> StreamingHttpResponse:
     """Every table's filed results in one file, streamed as it is read, in filing order;
     a spreadsheet refreshing it gets a 304 until a result or a name changes."""
-    rows = (league_result_row(seat) for seat in play.league_results())
+    real = caching.real_names(request)
+    rows = (league_result_row(seat, real_names=real) for seat in play.league_results())
     response = csv_stream(LEAGUE_RESULTS_FILENAME, TABLE_RESULTS_HEADER, rows)
     language_neutral(response)
     return response

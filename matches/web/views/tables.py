@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model, login
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
@@ -388,11 +389,17 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
 def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The table, its open match and its latest filed matches; next links the older ones."""
     older = _older_link("matches:api_table_matches", table_id)
+    real = caching.real_names(request)
+
+    def read(table: Table) -> dict:
+        with translation.override(None):  # the same document in every language
+            return selectors.table_api(table=table, link_older=older, real_names=real)
+
     response = caching.table_response(
         request,
         table_id,
         caching.TABLE_API,
-        lambda table: selectors.table_api(table=table, link_older=older),
+        read,
         lambda snapshot: json_response(snapshot.content),
         keep=True,
     )
@@ -410,16 +417,23 @@ def api_table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """A page of the table's filed matches (?before=), oldest first, as in the JSON."""
     before = caching.filed_before(request)
     older = _older_link("matches:api_table_matches", table_id)
+    real = caching.real_names(request)
+
+    def read(table: Table) -> dict:
+        with translation.override(None):  # the same document in every language
+            return selectors.table_api_matches(
+                table=table, before=before, link_older=older, real_names=real
+            )
+
     response = caching.table_response(
-        request,
-        table_id,
-        caching.TABLE_API_MATCHES,
-        lambda table: selectors.table_api_matches(table=table, before=before, link_older=older),
-        lambda snapshot: json_response(snapshot.content),
-        keep=False,
+        request, table_id, caching.TABLE_API_MATCHES, read, json_response_of, keep=False
     )
     language_neutral(response)
     return response
+
+
+def json_response_of(snapshot: Snapshot) -> HttpResponse:
+    return json_response(snapshot.content)
 
 
 def csrf_failure(request: HtmxHttpRequest, reason: str = "") -> HttpResponse:
@@ -437,7 +451,11 @@ def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpR
     if stamped is None:
         raise Http404
     table = stamped.table
-    rows = (table_result_row(table, seat) for seat in selectors.table_results(table=table))
+    real = caching.real_names(request)
+    rows = (
+        table_result_row(table, seat, real_names=real)
+        for seat in selectors.table_results(table=table)
+    )
     response = csv_stream(table_results_filename(table), TABLE_RESULTS_HEADER, rows)
     language_neutral(response)
     return response
@@ -466,6 +484,8 @@ def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
             **story_context(night),
             "poll_seconds": POLL_SECONDS,
             "closed_poll_seconds": CLOSED_POLL_SECONDS,
+            # The pub's screen: the public's names, even in a host's browser.
+            "real_names": False,
         }
         template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
         return render(request, template, context)

@@ -1,0 +1,174 @@
+"""Players' names in public: a host sets the name the public reads ("Zoë M.") or hides a
+player ("Player 17"); an admin erases a player, whose name then goes from every page, file
+and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
+which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
+
+from typing import cast
+
+from django.apps import apps
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from matches.core import kept
+from matches.core.errors import RuleError
+from matches.core.stamp import standings_changed, tables_bump
+from matches.models import HostProfile, Player, Table
+from matches.org.hosts import User, require_host
+from matches.org.names import may_erase_players
+from matches.rules.limits import NAME_MAX_LENGTH
+from matches.rules.names import (
+    PLAYER_NAME_TOO_LONG,
+    clean_typed_name,
+    erased_player_key,
+    erased_player_name,
+    name_key,
+    normalise_name,
+    redact,
+)
+
+NOT_A_HOST = _("Only a host can change how a player is shown; nothing was changed.")
+NOT_AN_ADMIN = _("Only an admin can erase a player; nothing was changed.")
+PLAYER_NOT_FOUND = _("That player does not exist; nothing was changed.")
+ALREADY_ERASED = _("This player was erased: there is no name left to show or hide.")
+PUBLIC_NAME_TAKEN = _(
+    "“%(name)s” is another player’s name: the public would take one for the other. "
+    "Choose a different public name."
+)
+# What the admin's history says of the changes made here (its own words, not a person's).
+LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
+LOGGED_ERASURE = "Erased the player's name (results kept)."
+
+
+def _lock_player(player_id: int) -> Player:
+    player = Player.objects.select_for_update().filter(pk=player_id).first()
+    if player is None:
+        raise RuleError(PLAYER_NOT_FOUND)
+    return player
+
+
+def _refresh_pages_showing(player: Player) -> None:
+    """The name is on every page of the tables the player sat at (their versions move, so
+    no kept rendering or 304 answers for them) and on everything the standings stamp keys
+    (standings, ratings, player pages, seasons)."""
+    tables_bump(player_ids=[player.pk])
+    standings_changed()
+
+
+def _log(player: Player, by: User, message: str) -> None:
+    LogEntry.objects.create(
+        user_id=cast("int", by.pk),
+        content_type=ContentType.objects.get_for_model(Player),
+        object_id=str(player.pk),
+        object_repr=str(player)[:200],
+        action_flag=CHANGE,
+        change_message=message,
+    )
+
+
+def player_public_name_clean(*, name: str, player_id: int) -> str:
+    """A public name as stored ("" for none: the name as entered), or a RuleError: the
+    player names' rules (rules.names), and never another player's name."""
+    if not normalise_name(name):
+        return ""
+    try:
+        name = clean_typed_name(
+            name, max_length=NAME_MAX_LENGTH, empty="", too_long=PLAYER_NAME_TOO_LONG
+        )
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
+    if Player.objects.filter(key=name_key(name)).exclude(pk=player_id).exists():
+        raise RuleError(PUBLIC_NAME_TAKEN, name=name)
+    return name
+
+
+@transaction.atomic
+def player_set_public_name(*, player_id: int, public_name: str, hidden: bool, by: User) -> Player:
+    """Set the name the public reads of a player (empty: the name as entered) and whether
+    they are hidden from the public ("Player N"); hosts keep reading the name as entered."""
+    require_host(by, refusal=NOT_A_HOST)
+    player = _lock_player(player_id)
+    if player.erased_at is not None:
+        raise RuleError(ALREADY_ERASED)
+    player.public_name = player_public_name_clean(name=public_name, player_id=player.pk)
+    player.hidden = hidden
+    player.save(update_fields=["public_name", "hidden"])
+    _refresh_pages_showing(player)
+    _log(player, by, LOGGED_PUBLIC_NAME)
+    return player
+
+
+def _redact_everywhere(names: list[str], replacement: str) -> None:
+    """Every name string the app keeps beyond the player's own row, with names in it (any
+    case, width or accents, as whole words) replaced: the admin's history, tables' and
+    seasons' names, and any text field a model adds later. A host's display name is the
+    host's own and stays."""
+    for entry in LogEntry.objects.only("object_repr", "change_message").iterator():
+        repr_, message = (
+            redact(entry.object_repr, names, replacement),
+            redact(entry.change_message, names, replacement),
+        )
+        if (repr_, message) != (entry.object_repr, entry.change_message):
+            LogEntry.objects.filter(pk=entry.pk).update(object_repr=repr_, change_message=message)
+    for model in apps.get_app_config("matches").get_models():
+        if model in (Player, HostProfile):
+            continue
+        fields = [
+            field.name
+            for field in model._meta.get_fields()
+            if isinstance(field, models.CharField | models.TextField) and not field.choices
+        ]
+        for field in fields:
+            changed = []
+            rows = model._default_manager.values_list("pk", field)
+            for pk, value in rows.iterator():
+                cleaned = redact(value or "", names, replacement)
+                if cleaned != (value or ""):
+                    model._default_manager.filter(pk=pk).update(
+                        **{field: cleaned[: _limit(model, field)]}
+                    )
+                    changed.append(pk)
+            if model is Table and changed:
+                tables_bump(table_ids=changed)
+
+
+def _limit(model: type[models.Model], field: str) -> int | None:
+    return getattr(model._meta.get_field(field), "max_length", None)
+
+
+def _forget_renderings() -> None:
+    """What this process keeps in memory (renderings, reads, rows) may hold the name: gone.
+    Other processes never serve theirs again (every key named the state before) and drop
+    them as they fill up, or at their next restart."""
+    kept.forget_all()
+    cache.clear()
+
+
+@transaction.atomic
+def player_erase(*, player_id: int, by: User) -> Player:
+    """Erase a player's name for good: the record stays with every seat, result, rating and
+    head-to-head count (so nobody else's standings move), but reads "Former player N" on
+    every page, file and record; the admin's history keeps that it was done, and by whom.
+    Backups taken before are not rewritten."""
+    if not may_erase_players(by):
+        raise RuleError(NOT_AN_ADMIN)
+    player = _lock_player(player_id)
+    if player.erased_at is not None:
+        return player
+    names = [name for name in (player.name, player.public_name) if name]
+    replacement = erased_player_name(player.pk)
+    player.name = replacement
+    player.public_name = ""
+    player.hidden = False
+    player.erased_at = timezone.now()
+    player.key = erased_player_key(player.pk)
+    player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
+    _redact_everywhere(names, replacement)
+    _refresh_pages_showing(player)
+    _log(player, by, LOGGED_ERASURE)
+    transaction.on_commit(_forget_renderings)
+    return player
