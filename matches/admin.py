@@ -157,6 +157,10 @@ class PlayerAdmin(StandingsShownAdmin):
     list_display = ["name", "created_at"]
     search_fields = ["name"]
 
+    def get_readonly_fields(self, request, obj=None) -> list[str]:
+        # An erased player's name is gone for good: nothing to type back in (issue 22).
+        return ["name"] if obj is not None and obj.erased_at is not None else []
+
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:
             return super().changeform_view(request, object_id, form_url, extra_context)

@@ -59,8 +59,11 @@ def viewer(request: HtmxHttpRequest) -> str:
 
 def real_names(request: HtmxHttpRequest) -> bool:
     """Whether this request's viewer reads players' names as entered (a logged-in host);
-    everyone else reads the public names. A spectator's poll answered by the middleware has
-    no user: the public."""
+    everyone else reads the public names. Without a session cookie nobody is logged in: the
+    session is not read, so a spectator's JSON and CSV still vary on nothing (a host's are
+    private, CachePrivacyMiddleware). A poll answered by the middleware has no user."""
+    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+        return False
     return sees_real_names(getattr(request, "user", None))
 
 

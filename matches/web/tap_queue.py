@@ -60,6 +60,7 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
     places (an undone crowning puts them back); labels for every place in this mode; the
     viewer (an entry queued by one host and sent by another names who queued it); and when
     tonight began (the tablet holds back entries queued before it)."""
+    # Only a host's board carries it (_host_board.html): the names as entered.
     match = board.match
     seats = sorted(board.standing + board.out, key=lambda seat: seat.position)
     last = board.last_tap
@@ -74,16 +75,20 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
         "host": is_host,
         "match": match.number if match else None,
         "match_id": match.pk if match else None,
-        "dealer": match.first_dealer.name if match else None,
+        "dealer": match.first_dealer.shown_name(real=True) if match else None,
         "seats": [
-            {"player": seat.player_id, "name": seat.player.name, "place": seat.place}
+            {
+                "player": seat.player_id,
+                "name": seat.player.shown_name(real=True),
+                "place": seat.place,
+            }
             for seat in seats
         ],
         "last_tap": (
             {
                 "key": str(last.key),
                 "player": last.player_id,
-                "name": last.player.name,
+                "name": last.player.shown_name(real=True),
                 "number": last.match.number,
                 "match_id": last.match_id,
                 "place": last.place,
@@ -96,7 +101,11 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
             {
                 "number": board.result.number,
                 "seats": [
-                    {"player": s.player_id, "name": s.player.name, "place": s.place}
+                    {
+                        "player": s.player_id,
+                        "name": s.player.shown_name(real=True),
+                        "place": s.place,
+                    }
                     for s in board.result_seats
                 ],
             }
