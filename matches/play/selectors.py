@@ -488,7 +488,9 @@ def last_seating(
     if excluding_match_id is not None:
         matches = matches.exclude(pk=excluding_match_id)
     latest = matches.order_by("-table__created_at", "-table_id", "-id").values("id")[:1]
-    seats = Seat.objects.filter(match=Subquery(latest)).order_by("position")
+    # An erased player's placeholder is no name to seat again (issue 22, item 4).
+    seats = Seat.objects.filter(match=Subquery(latest), player__erased_at__isnull=True)
+    seats = seats.order_by("position")
     return list(seats.values_list("player__name", flat=True))
 
 

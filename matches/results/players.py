@@ -339,7 +339,10 @@ def players_in_doubt(*, names: Sequence[str], settled: Collection[str] = ()) -> 
     new = [name for key, name in typed.items() if key not in known and key not in settled_keys]
     if not new:
         return []
-    league = list(Player.objects.order_by("key").values_list("name", flat=True))
+    # An erased record's placeholder is no one's name: never offered (issue 22, item 4).
+    league = list(
+        Player.objects.filter(erased_at__isnull=True).order_by("key").values_list("name", flat=True)
+    )
     doubts = []
     for name in new:
         close = near_names(name, league)
@@ -356,7 +359,7 @@ def players_search(*, query: str, limit: int = SEARCH_RESULTS) -> list[Player]:
     if not folded:
         return []
     found = []
-    for player in Player.objects.only("id", "name"):
+    for player in Player.objects.filter(erased_at__isnull=True).only("id", "name"):
         name = fold_key(player.name)
         if folded not in name:
             continue

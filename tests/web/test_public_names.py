@@ -14,7 +14,9 @@ from django.urls import reverse
 
 from matches.integrity import integrity_problems
 from matches.models import Player, Season
+from matches.play.selectors import last_seating
 from matches.results import public_names
+from matches.results.players import players_in_doubt
 from matches.rules.names import redact
 from matches.rules.nights import night_of
 from tests.clients import FormClient
@@ -404,6 +406,15 @@ class TestErase:
         assert Player.objects.get(pk=zoe.pk).name == ZOE
         with pytest.raises(Exception, match="Only an admin"):
             public_names.player_erase(player_id=zoe.pk, by=league["table"].created_by)
+
+
+    def test_an_erased_record_is_never_offered_to_seat_again(self, league, admin_client):
+        zoe = league["zoe"]
+        admin_client.post(reverse("matches:player_erase", args=[zoe.pk]))
+        found = admin_client.get(reverse("matches:api_player_search"), {"q": "former"})
+        assert found.json()["players"] == []
+        assert players_in_doubt(names=[f"Former player {zoe.pk + 1}"]) == []
+        assert last_seating(table=league["other"]) == ["Ben", "Eve"]
 
 
 class TestRedact:
