@@ -407,7 +407,6 @@ class TestErase:
         with pytest.raises(Exception, match="Only an admin"):
             public_names.player_erase(player_id=zoe.pk, by=league["table"].created_by)
 
-
     def test_an_erased_record_is_never_offered_to_seat_again(self, league, admin_client):
         zoe = league["zoe"]
         admin_client.post(reverse("matches:player_erase", args=[zoe.pk]))
