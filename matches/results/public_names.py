@@ -44,6 +44,26 @@ LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
 LOGGED_ERASURE = "Erased the player's name (results kept)."
 
 
+# What the public reads for a name kept as text that is no longer any seated player's (a
+# correction's order written before a rename): it may be a hidden player's old name.
+UNKNOWN_NAME = "–"
+
+
+def names_as_shown(names: list[str], *, players: list[Player], real_names: bool) -> list[str]:
+    """Names kept as text (a correction's orders, as they read at the time), each as this
+    viewer reads the player who has it now among players (matched ignoring case and width);
+    a name none of them has any more reads as kept to a host and as a dash to the public."""
+    by_key = {name_key(player.name): player for player in players}
+
+    def shown(name: str) -> str:
+        player = by_key.get(name_key(name))
+        if player is not None:
+            return player.shown_name(real=real_names)
+        return name if real_names else UNKNOWN_NAME
+
+    return [shown(name) for name in names]
+
+
 def _lock_player(player_id: int) -> Player:
     player = Player.objects.select_for_update().filter(pk=player_id).first()
     if player is None:
@@ -105,8 +125,8 @@ def player_set_public_name(*, player_id: int, public_name: str, hidden: bool, by
 def _redact_everywhere(names: list[str], replacement: str) -> None:
     """Every name string the app keeps beyond the player's own row, with names in it (any
     case, width or accents, as whole words) replaced: the admin's history, tables' and
-    seasons' names, and any text field a model adds later. A host's display name is the
-    host's own and stays."""
+    seasons' names, a correction's orders (JSON), and any text or JSON field a model adds
+    later. A host's display name is the host's own and stays."""
     for entry in LogEntry.objects.only("object_repr", "change_message").iterator():
         repr_, message = (
             redact(entry.object_repr, names, replacement),
@@ -120,20 +140,32 @@ def _redact_everywhere(names: list[str], replacement: str) -> None:
         fields = [
             field.name
             for field in model._meta.get_fields()
-            if isinstance(field, models.CharField | models.TextField) and not field.choices
+            if isinstance(field, models.CharField | models.TextField | models.JSONField)
+            and not getattr(field, "choices", None)
         ]
         for field in fields:
             changed = []
             rows = model._default_manager.values_list("pk", field)
             for pk, value in rows.iterator():
-                cleaned = redact(value or "", names, replacement)
-                if cleaned != (value or ""):
-                    model._default_manager.filter(pk=pk).update(
-                        **{field: cleaned[: _limit(model, field)]}
-                    )
+                cleaned = _redact_value(value, names, replacement)
+                if cleaned != value:
+                    if isinstance(cleaned, str):
+                        cleaned = cleaned[: _limit(model, field)]
+                    model._default_manager.filter(pk=pk).update(**{field: cleaned})
                     changed.append(pk)
             if model is Table and changed:
                 tables_bump(table_ids=changed)
+
+
+def _redact_value(value: object, names: list[str], replacement: str) -> object:
+    """A text field's value, or every string inside a JSON one, redacted."""
+    if isinstance(value, str):
+        return redact(value, names, replacement)
+    if isinstance(value, list):
+        return [_redact_value(item, names, replacement) for item in value]
+    if isinstance(value, dict):
+        return {key: _redact_value(item, names, replacement) for key, item in value.items()}
+    return value
 
 
 def _limit(model: type[models.Model], field: str) -> int | None:

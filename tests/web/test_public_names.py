@@ -13,7 +13,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from matches.integrity import integrity_problems
-from matches.models import Player, Season
+from matches.models import MatchCorrection, Player, Season
+from matches.play import corrections
 from matches.play.selectors import last_seating
 from matches.results import public_names
 from matches.results.players import players_in_doubt
@@ -85,6 +86,7 @@ def surfaces(league) -> list[tuple[str, dict]]:
         (reverse("matches:standings"), {}),
         (reverse("matches:standings") + "?mode=ranked", {}),
         (reverse("matches:standings_csv"), {}),
+        (reverse("matches:results_csv"), {}),
         (reverse("matches:api_standings"), {}),
         (reverse("matches:api_ratings"), {}),
         (reverse("matches:seasons"), {}),
@@ -118,6 +120,18 @@ def set_public(client, player, public_name="", hidden=False):
     if hidden:
         data["hidden"] = "on"
     return client.post(url, data)
+
+
+def correct(league) -> None:
+    """Match 1 corrected: Cara went out first, then Dev (a correction keeps both orders as
+    the names read at the time)."""
+    corrections.match_correct(
+        table_id=league["table"].pk,
+        number=1,
+        names=["Cara", "Dev", "Ben", ZOE],
+        by=league["table"].created_by,
+        confirmed=True,
+    )
 
 
 def standings_names(client) -> list[str]:
@@ -158,6 +172,7 @@ class TestPublicName:
             reverse("matches:table", args=[league["table"].pk]),
             reverse("matches:tv", args=[league["table"].pk]),
             reverse("matches:standings_csv"),
+            reverse("matches:results_csv"),
             reverse("matches:table_results_csv", args=[league["table"].pk]),
             reverse("matches:api_table", args=[league["table"].pk]),
             reverse("matches:seasons"),
@@ -169,6 +184,7 @@ class TestPublicName:
             reverse("matches:table", args=[league["table"].pk]),
             reverse("matches:standings"),
             reverse("matches:standings_csv"),
+            reverse("matches:results_csv"),
             reverse("matches:table_results_csv", args=[league["table"].pk]),
             reverse("matches:api_table", args=[league["table"].pk]),
             reverse("matches:api_ratings"),
@@ -216,6 +232,17 @@ class TestPublicName:
         set_public(host_client, league["zoe"], "")
         assert ZOE in standings_names(client)
         assert Player.objects.get(pk=league["zoe"].pk).public_name == ""
+
+    def test_a_corrections_orders_read_as_each_viewer_reads_the_players(
+        self, league, client, host_client
+    ):
+        correct(league)
+        set_public(host_client, league["zoe"], "Zoë M.")
+        url = reverse("matches:match", args=[league["table"].pk, 1])
+        public = client.get(url).content.decode()
+        assert "<bdi>Dev</bdi>, <bdi>Cara</bdi>, <bdi>Ben</bdi>, <bdi>Zoë M.</bdi>" in public
+        assert ZOE not in public
+        assert f"<bdi>Ben</bdi>, <bdi>{ZOE}</bdi>" in host_client.get(url).content.decode()
 
     @pytest.mark.parametrize(
         ("typed", "message"),
@@ -291,6 +318,7 @@ class TestCaching:
             reverse("matches:api_table", args=[table.pk]),
             reverse("matches:api_table_matches", args=[table.pk]),
             reverse("matches:table_results_csv", args=[table.pk]),
+            reverse("matches:results_csv"),
             reverse("matches:matches", args=[table.pk]),
             reverse("matches:standings"),
             reverse("matches:api_standings"),
@@ -325,6 +353,7 @@ class TestErase:
         self, league, client, host_client, admin_client
     ):
         zoe = league["zoe"]
+        correct(league)  # a correction keeps the orders as names
         set_public(host_client, zoe, "Zoë M.")
         # The admin's history holds the name (an earlier change made in the admin).
         LogEntry.objects.create(
@@ -349,6 +378,16 @@ class TestErase:
                 folded = fold(body)
                 assert "zoe marques" not in folded and "zoe m." not in folded, (who, url)
                 assert "marques" not in folded, (who, url)
+        for url in [  # the host's own pages that name the players
+            reverse("matches:roster", args=[league["table"].pk]),
+            reverse("matches:close", args=[league["table"].pk]),
+            reverse("matches:match_correct", args=[league["table"].pk, 1]),
+            reverse("matches:table_new"),
+            reverse("matches:player_merge", args=[zoe.pk]),
+        ]:
+            response = host_client.get(url)
+            assert response.status_code == 200, url
+            assert "marques" not in fold(_body(response)), url
         assert former in _body(client.get(reverse("matches:standings")))
         assert former in _body(host_client.get(reverse("matches:table", args=[league["table"].pk])))
         after = client.get(reverse("matches:api_standings")).json()["rows"]
@@ -365,6 +404,8 @@ class TestErase:
         assert stored.erased_at is not None
         for entry in LogEntry.objects.all():
             assert "marques" not in fold(entry.object_repr + entry.change_message)
+        for kept in MatchCorrection.objects.all():
+            assert former in kept.before and "marques" not in fold(str(kept.before + kept.after))
         assert LogEntry.objects.filter(
             object_id=str(zoe.pk), change_message=public_names.LOGGED_ERASURE, user__username="boss"
         ).exists()

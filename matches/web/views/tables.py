@@ -23,6 +23,7 @@ from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.org.hosts import first_host_create, may_change_table
 from matches.play import selectors, services, story, tonight
+from matches.results import public_names
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
 from matches.web.exports import (
@@ -372,12 +373,23 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     if match is None:
         raise Http404
     audit = selectors.match_audit(match=match)
+    corrections = selectors.match_corrections(match=match)
+    # The orders were kept as names: each read as this viewer reads its player (issue 22).
+    players = [seat.player for seat in match.seats.all()]
+    real = caching.real_names(request)
+    for correction in corrections:
+        correction.before_shown = public_names.names_as_shown(
+            correction.before, players=players, real_names=real
+        )
+        correction.after_shown = public_names.names_as_shown(
+            correction.after, players=players, real_names=real
+        )
     context = {
         "table": table,
         "match": match,
         "seats": match.seats.all(),
         "audit": audit,
-        "corrections": selectors.match_corrections(match=match),
+        "corrections": corrections,
         "may_correct": match.status == match.Status.FILED and may_change_table(request.user, table),
     }
     return render(request, "matches/match.html", context)

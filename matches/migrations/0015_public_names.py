@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0013_nights_start_at_noon'),
+        ('matches', '0014_match_corrections'),
     ]
 
     operations = [
