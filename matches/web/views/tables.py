@@ -378,12 +378,11 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     players = [seat.player for seat in match.seats.all()]
     real = caching.real_names(request)
     for correction in corrections:
-        correction.before_shown = public_names.names_as_shown(
-            correction.before, players=players, real_names=real
-        )
-        correction.after_shown = public_names.names_as_shown(
-            correction.after, players=players, real_names=real
-        )
+        for order in ("before", "after"):
+            shown = public_names.names_as_shown(
+                getattr(correction, order), players=players, real_names=real
+            )
+            setattr(correction, f"{order}_shown", shown)
     context = {
         "table": table,
         "match": match,
