@@ -5,10 +5,11 @@ length of the night; the page, the TV, the share card and its text all tell this
 import datetime
 from dataclasses import dataclass, field
 
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from matches.models import Match, RatingChange, Seat, Table
 from matches.ratings.engine import MODEL, shown_rating
+from matches.rules.names import shown_player_name
 from matches.rules.nights import NIGHT_STARTS, night_of, night_start
 from matches.rules.scoring import is_ranked, place_counts
 
@@ -116,7 +117,7 @@ def _shown(mu: float | None, sigma: float | None) -> int:
 
 def night_story(*, table: Table, now: datetime.datetime | None = None) -> Story:
     """The story of the table's night (story_night): three queries at most (the night of a
-    closed table, its seats, their rating changes)."""
+    closed table, its seats, their rating changes). Players by their public names."""
     night = story_night(table=table, now=now)
     start, end = _bounds(night)
     seats = list(
@@ -127,8 +128,27 @@ def night_story(*, table: Table, now: datetime.datetime | None = None) -> Story:
             match__filed_at__lt=end,
         )
         .order_by("match__filed_at", "match__number", "place")
-        .values_list("match_id", "match__number", "player_id", "player__name", "place")
+        .values_list(
+            "match_id",
+            "match__number",
+            "player_id",
+            "player__name",
+            "player__public_name",
+            "player__hidden",
+            "player__erased_at",
+            "place",
+        )
     )
+    # Told to everyone alike (the TV, the Tonight page, the share card): the public's names,
+    # in no language ("Player 17"), as the story is kept for every viewer (issue 22).
+    with translation.override(None):
+        seats = [
+            (match_id, number, player_id, shown_player_name(
+                player_id=player_id, name=name, public_name=public_name, hidden=hidden,
+                erased=erased_at is not None, real=False,
+            ), place)
+            for match_id, number, player_id, name, public_name, hidden, erased_at, place in seats
+        ]  # fmt: skip
     match_ids = sorted({seat[0] for seat in seats})
     changes = {
         (match_id, player_id): (_shown(mu0, s0), _shown(mu, s))

@@ -159,19 +159,20 @@ def rank_standings(
     # Who shares every step with whom (players with an equal key).
     level: dict[tuple, list[str]] = {}
     for key, _, _, row in keyed:
-        level.setdefault(key, []).append(row["player__name"])
+        level.setdefault(key, []).append(shown_row_name(row, real_names=real_names))
     result: list[StandingRow] = []
     for index, (key, _, _, row) in enumerate(keyed):
         tied_above = index > 0 and keyed[index - 1][0] == key
         tied_below = index + 1 < len(keyed) and keyed[index + 1][0] == key
         below = breaks[index + 1] if index + 1 < len(keyed) else None
         ahead = below not in (None, LEVEL)
+        shown = shown_row_name(row, real_names=real_names)
         result.append(
             StandingRow(
                 rank=result[-1].rank if tied_above else index + 1,
                 shared=tied_above or tied_below,
                 player_id=row["player_id"],
-                player=shown_row_name(row, real_names=real_names),
+                player=shown,
                 played=row["played_sum"],
                 wins=row["wins_sum"],
                 seconds=row["seconds_sum"],
@@ -179,8 +180,10 @@ def rank_standings(
                 points=row["points_sum"],
                 tie_break=breaks[index],
                 ahead_on=below if ahead else None,
-                ahead_of=keyed[index + 1][3]["player__name"] if ahead else None,
-                level_with=tuple(name for name in level[key] if name != row["player__name"]),
+                ahead_of=(
+                    shown_row_name(keyed[index + 1][3], real_names=real_names) if ahead else None
+                ),
+                level_with=tuple(name for name in level[key] if name != shown),
             )
         )
     return result

@@ -78,6 +78,7 @@ def surfaces(league) -> list[tuple[str, dict]]:
             (reverse("matches:api_table", args=[t.pk]), {}),
             (reverse("matches:api_table_matches", args=[t.pk]), {}),
             (reverse("matches:showdown") + f"?table={t.pk}", {}),
+            (reverse("matches:tonight", args=[t.pk]), {}),
         ]
     urls += [
         (reverse("matches:match", args=[table.pk, 1]), {}),
@@ -177,6 +178,7 @@ class TestPublicName:
             reverse("matches:api_table", args=[league["table"].pk]),
             reverse("matches:seasons"),
             reverse("matches:match", args=[league["table"].pk, 1]),
+            reverse("matches:tonight", args=[league["table"].pk]),
         ]:
             assert "Zoë M." in public[url], url
         hosts = fetch_all(host_client, league)
