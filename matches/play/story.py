@@ -120,7 +120,7 @@ def night_story(*, table: Table, now: datetime.datetime | None = None) -> Story:
     closed table, its seats, their rating changes). Players by their public names."""
     night = story_night(table=table, now=now)
     start, end = _bounds(night)
-    seats = list(
+    rows = list(
         Seat.objects.filter(
             match__table=table,
             match__status=Match.Status.FILED,
@@ -142,12 +142,12 @@ def night_story(*, table: Table, now: datetime.datetime | None = None) -> Story:
     # Told to everyone alike (the TV, the Tonight page, the share card): the public's names,
     # in no language ("Player 17"), as the story is kept for every viewer (issue 22).
     with translation.override(None):
-        seats = [
+        seats: list[tuple[int, int, int, str, int | None]] = [
             (match_id, number, player_id, shown_player_name(
                 player_id=player_id, name=name, public_name=public_name, hidden=hidden,
                 erased=erased_at is not None, real=False,
             ), place)
-            for match_id, number, player_id, name, public_name, hidden, erased_at, place in seats
+            for match_id, number, player_id, name, public_name, hidden, erased_at, place in rows
         ]  # fmt: skip
     match_ids = sorted({seat[0] for seat in seats})
     changes = {
