@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from matches.core import kept
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import HostProfile, Player, Table
+from matches.models import HostProfile, Player, PlayerMerge, Table
 from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
 from matches.rules.limits import NAME_MAX_LENGTH
@@ -172,6 +172,31 @@ def _limit(model: type[models.Model], field: str) -> int | None:
     return getattr(model._meta.get_field(field), "max_length", None)
 
 
+def _erase_absorbed(player: Player) -> list[str]:
+    """Every record merged into player, as kept to undo the merge, made an erased record
+    ("Former player N", its own id); the names they had."""
+    names: list[str] = []
+    now = timezone.now()
+    for record in PlayerMerge.objects.select_for_update().filter(kept_id=player.pk):
+        absorbed = dict(record.absorbed)
+        names += [
+            name
+            for name in (record.absorbed_name, absorbed.get("name"), absorbed.get("public_name"))
+            if isinstance(name, str) and name
+        ]
+        absorbed.update(
+            name=erased_player_name(record.absorbed_id),
+            key=erased_player_key(record.absorbed_id),
+            public_name="",
+            hidden=False,
+            erased_at=now.isoformat(),
+        )
+        record.absorbed = absorbed
+        record.absorbed_name = erased_player_name(record.absorbed_id)
+        record.save(update_fields=["absorbed", "absorbed_name"])
+    return names
+
+
 def _forget_renderings() -> None:
     """What this process keeps in memory (renderings, reads, rows) may hold the name: gone.
     Other processes never serve theirs again (every key named the state before) and drop
@@ -192,6 +217,9 @@ def player_erase(*, player_id: int, by: User) -> Player:
     if player.erased_at is not None:
         return player
     names = [name for name in (player.name, player.public_name) if name]
+    # Records merged into this one are the same person: their names go too, and a merge
+    # undone later brings such a record back erased (issue 22, items 3 and 4).
+    names += _erase_absorbed(player)
     replacement = erased_player_name(player.pk)
     player.name = replacement
     player.public_name = ""

@@ -16,6 +16,7 @@ from matches.integrity import integrity_problems
 from matches.models import MatchCorrection, Player, Season
 from matches.play import corrections
 from matches.play.selectors import last_seating
+from matches.results import players as player_records
 from matches.results import public_names
 from matches.results.players import players_in_doubt
 from matches.rules.names import redact
@@ -386,6 +387,8 @@ class TestErase:
             reverse("matches:match_correct", args=[league["table"].pk, 1]),
             reverse("matches:table_new"),
             reverse("matches:player_merge", args=[zoe.pk]),
+            reverse("matches:players"),
+            reverse("matches:player_merges"),
         ]:
             response = host_client.get(url)
             assert response.status_code == 200, url
@@ -422,6 +425,24 @@ class TestErase:
         make_table(players=[ZOE, "Ben", "Cara"], name="Later")
         assert Player.objects.get(name=ZOE).pk != zoe.pk
 
+    def test_a_record_merged_into_the_erased_player_comes_back_erased(
+        self, league, host_client, admin_client
+    ):
+        zoe = league["zoe"]
+        make_table(players=["Zed Marques", "Ben", "Cara"], name="Back bar")
+        split = Player.objects.get(name="Zed Marques")
+        merge = player_records.player_merge(
+            keep_id=zoe.pk, other_name="Zed Marques", by=league["table"].created_by
+        )
+        admin_client.post(reverse("matches:player_erase", args=[zoe.pk]))
+        merge.refresh_from_db()
+        assert "marques" not in fold(merge.absorbed_name + str(merge.absorbed))
+        player_records.player_merge_undo(merge_id=merge.pk, by=league["table"].created_by)
+        back = Player.objects.get(pk=split.pk)
+        assert back.erased_at is not None and back.name == f"Former player {split.pk}"
+        assert "marques" not in fold(" ".join(Player.objects.values_list("name", flat=True)))
+        assert integrity_problems() == []
+
     def test_erasure_asks_first_and_says_backups_are_not_rewritten(self, league, admin_client):
         zoe = league["zoe"]
         url = reverse("matches:player_erase", args=[zoe.pk])
@@ -431,6 +452,7 @@ class TestErase:
         assert Player.objects.get(pk=zoe.pk).erased_at is None
         page = admin_client.get(reverse("matches:player", args=[zoe.pk])).content.decode()
         assert url in page
+        assert url in admin_client.get(reverse("matches:players")).content.decode()
 
     def test_erasure_reads_in_portuguese(self, league, client, admin_client):
         zoe = league["zoe"]
@@ -444,6 +466,7 @@ class TestErase:
         assert host_client.post(url).status_code == 302
         assert host_client.get(url).status_code == 302
         assert url not in host_client.get(reverse("matches:player", args=[zoe.pk])).content.decode()
+        assert url not in host_client.get(reverse("matches:players")).content.decode()
         response = client.post(url)
         assert "/login/" in response["Location"]
         assert Player.objects.get(pk=zoe.pk).name == ZOE

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0014_match_corrections'),
+        ('matches', '0015_player_merges'),
     ]
 
     operations = [
