@@ -42,15 +42,18 @@ class TestPlayersPage:
             for name in ("Ann", "Dev", "Zoë")
         }
         assert rows(html) == [
-            f"Ann Matches 1 Last played {day} Rating {rating['Ann']} Rename Ann Merge another record into Ann",
-            f"Dev Matches 1 Last played {day} Rating {rating['Dev']} Rename Dev Merge another record into Dev",
-            "Devon Matches 0 Last played – Rating – Rename Devon Merge another record into Devon",
-            f"Zoë Matches 1 Last played {day} Rating {rating['Zoë']} Rename Zoë Merge another record into Zoë",
+            f"Ann Matches 1 Last played {day} Rating {rating['Ann']} Rename Ann Merge another record into Ann Public name of Ann",
+            f"Dev Matches 1 Last played {day} Rating {rating['Dev']} Rename Dev Merge another record into Dev Public name of Dev",
+            "Devon Matches 0 Last played – Rating – Rename Devon Merge another record into Devon Public name of Devon",
+            f"Zoë Matches 1 Last played {day} Rating {rating['Zoë']} Rename Zoë Merge another record into Zoë Public name of Zoë",
         ]  # fmt: skip
         dev = Player.objects.get(name="Dev")
         assert f'href="{reverse("matches:player_rename", args=[dev.pk])}"' in html
         assert f'href="{reverse("matches:player_merge", args=[dev.pk])}"' in html
         assert f'href="{reverse("matches:player", args=[dev.pk])}"' in html
+        # Issue 22, item 4: the public name a tap away too (the erasure is an admin's).
+        assert f'href="{reverse("matches:player_public_name", args=[dev.pk])}"' in html
+        assert reverse("matches:player_erase", args=[dev.pk]) not in html
 
     @pytest.mark.parametrize(
         ("query", "names"),
