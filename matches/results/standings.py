@@ -14,8 +14,8 @@ from django.utils.formats import number_format
 
 from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
 from matches.results import running_totals
-from matches.rules import scoring
 from matches.results.running_totals import PUBLIC_NAME_COLUMNS
+from matches.rules import scoring
 from matches.rules.names import shown_player_name
 from matches.rules.scoring import COUNT_FIELDS
 

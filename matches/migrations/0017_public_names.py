@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0015_player_merges'),
+        ('matches', '0016_season_best_nights'),
     ]
 
     operations = [
