@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 from unittest import mock
+from urllib.parse import urlencode
 
 from loadtest.run import (
     Browser,
@@ -103,6 +104,7 @@ def _seed(matches: int) -> dict:
         "old": old.pk,
         "keep": keep.pk,
         "twin": twin.name,
+        "twin_id": twin.pk,
         "careers": (longest[1] - len(moved), len(moved)),
     }
 
@@ -180,7 +182,9 @@ def main(args, env) -> int:
         undo_s = time.perf_counter() - started
         undo_settle_s = _settle(host, SETTLE_AIM_S * 3)
         started = time.perf_counter()
-        merged, _ = host.request("POST", f"/players/{made['keep']}/merge/", f"other={made['twin']}")
+        # The confirmation's own fields: the record shown beside the kept one, by name and id.
+        confirm = urlencode({"other": made["twin"], "other_id": made["twin_id"], "confirm": "1"})
+        merged, _ = host.request("POST", f"/players/{made['keep']}/merge/", confirm)
         merge_s = time.perf_counter() - started
         merge_settle_s = _settle(host, SETTLE_AIM_S * 3)
         stop.set()
