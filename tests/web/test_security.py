@@ -39,6 +39,8 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["player_id"] = Player.objects.first().pk
     if "season_id" in pattern.pattern.converters:
         kwargs["season_id"] = Season.objects.first().pk
+    if "merge_id" in pattern.pattern.converters:
+        kwargs["merge_id"] = 1  # none exists: refused all the same
     return reverse(f"matches:{pattern.name}", kwargs=kwargs)
 
 
