@@ -5,7 +5,7 @@
   "use strict";
   var SELECTOR = [
     ".name", ".tonight-table tbody th", ".tv-players li", ".tv-winner", ".tv-last-places li", ".result-name",
-    ".standing-names li", ".table-card h3", "main h1", ".tv-head h1", ".tiles .player", ".dealer",
+    ".standing-names li", ".table-card h3", "main h1", ".tv-head h1", ".tiles .player", ".dealer", ".player-row-name", ".night-lines tbody th",
   ].join(", ");
   var SMALLEST = 0.4; // of the size the style sheet gives: beyond that, clip
 

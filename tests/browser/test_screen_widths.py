@@ -91,11 +91,18 @@ def night(site):
         f"/players/{player}/",
         f"/tables/{table.pk}/matches/1/",
         f"/tables/{table.pk}/matches/",
+        f"/tables/{table.pk}/tonight/",
         "/seasons/",
         "/rules/",
         f"/rules/showdown/?table={table.pk}",
     ]
-    hosting = ["/", f"/tables/{table.pk}/", "/tables/new/", f"/tables/{fresh.pk}/roster/"]
+    hosting = [
+        "/",
+        f"/tables/{table.pk}/",
+        "/tables/new/",
+        f"/tables/{fresh.pk}/roster/",
+        "/players/",
+    ]
     return {"site": site, "session": session, "public": public, "hosting": hosting}
 
 
