@@ -31,7 +31,7 @@ class TestTonight:
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"])  # Dev 3, Cara 2, Alice 1
         play(table, ["Dev", "Ben", "Alice"])  # Cara 3, Alice 2, Ben 1
-        rows = [(r.player, r.points, r.wins, r.played) for r in tonight.table_tonight(table=table)]
+        rows = [(r.person.name, r.points, r.wins, r.played) for r in tonight.table_tonight(table=table)]
         assert rows == [("Cara", 5, 1, 2), ("Dev", 3, 1, 2), ("Alice", 3, 0, 2), ("Ben", 1, 0, 2)]
 
     def test_winner_takes_all_counts_wins_only(self):
@@ -39,7 +39,7 @@ class TestTonight:
         play(table, ["Ben", "Alice", "Cara"])
         play(table, ["Ben", "Alice", "Dev"])
         play(table, ["Ben", "Alice", "Cara"])
-        rows = [(r.player, r.points, r.wins) for r in tonight.table_tonight(table=table)]
+        rows = [(r.person.name, r.points, r.wins) for r in tonight.table_tonight(table=table)]
         assert rows[:2] == [("Dev", None, 2), ("Cara", None, 1)]
 
     def test_an_undone_crowning_leaves_tonight(self):
@@ -64,7 +64,7 @@ class TestTonight:
         play(tables[2], ["Dev", "Cara", "Ben"])
         with django_assert_num_queries(1):
             leaders = tonight.tonight_leaders(tables=tables)
-        assert {t: [r.player for r in rows] for t, rows in leaders.items()} == {
+        assert {t: [r.person.name for r in rows] for t, rows in leaders.items()} == {
             tables[0].pk: ["Dev"],
             tables[2].pk: ["Alice"],
         }
