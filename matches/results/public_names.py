@@ -172,12 +172,12 @@ def _limit(model: type[models.Model], field: str) -> int | None:
     return getattr(model._meta.get_field(field), "max_length", None)
 
 
-def _erase_absorbed(player: Player) -> list[str]:
-    """Every record merged into player, as kept to undo the merge, made an erased record
-    ("Former player N", its own id); the names they had."""
+def _erase_absorbed(records: list[PlayerMerge]) -> list[str]:
+    """Every record merged into the player (records, locked), as kept to undo the merge,
+    made an erased record ("Former player N", its own id); the names they had."""
     names: list[str] = []
     now = timezone.now()
-    for record in PlayerMerge.objects.select_for_update().filter(kept_id=player.pk):
+    for record in records:
         absorbed = dict(record.absorbed)
         names += [
             name
@@ -213,13 +213,17 @@ def player_erase(*, player_id: int, by: User) -> Player:
     Backups taken before are not rewritten."""
     if not may_erase_players(by):
         raise RuleError(NOT_AN_ADMIN)
+    # The merges into the player before the player, as player_merge_undo locks them
+    # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
+    # into that player would wait on each other in a circle on PostgreSQL.
+    merges = list(PlayerMerge.objects.select_for_update().filter(kept_id=player_id).order_by("pk"))
     player = _lock_player(player_id)
     if player.erased_at is not None:
         return player
     names = [name for name in (player.name, player.public_name) if name]
     # Records merged into this one are the same person: their names go too, and a merge
     # undone later brings such a record back erased (issue 22, items 3 and 4).
-    names += _erase_absorbed(player)
+    names += _erase_absorbed(merges)
     replacement = erased_player_name(player.pk)
     player.name = replacement
     player.public_name = ""
