@@ -101,7 +101,13 @@ def player_public_name_clean(*, name: str, player_id: int) -> str:
         )
     except ValidationError as error:
         raise RuleError(error.messages[0]) from None
-    if Player.objects.filter(key=name_key(name)).exclude(pk=player_id).exists():
+    key = name_key(name)
+    if Player.objects.filter(key=key).exclude(pk=player_id).exists():
+        raise RuleError(PUBLIC_NAME_TAKEN, name=name)
+    # Nor another player's public name: public names have no key column, and the few set
+    # are compared as names are (case, width and spacing ignored).
+    others = Player.objects.exclude(pk=player_id).exclude(public_name="")
+    if any(name_key(other) == key for other in others.values_list("public_name", flat=True)):
         raise RuleError(PUBLIC_NAME_TAKEN, name=name)
     return name
 
