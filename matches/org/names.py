@@ -5,20 +5,12 @@ itself is rules.names.shown_player_name; this is who counts as which viewer."""
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
-from matches.models import Player
 from matches.org.hosts import User, is_host
 
 
 def sees_real_names(viewer: User | AbstractBaseUser | AnonymousUser | None) -> bool:
     """Whether this viewer reads players' names as entered: a logged-in host does."""
     return viewer is not None and is_host(viewer)  # type: ignore[arg-type]
-
-
-def player_name_for(player: Player | None, *, viewer: User | None) -> str:
-    """A player's name as viewer may read it ("" for no player)."""
-    if player is None:
-        return ""
-    return player.shown_name(real=sees_real_names(viewer))
 
 
 def may_erase_players(user: User) -> bool:

@@ -43,11 +43,6 @@ def went_out(seats: Iterable[Seat]) -> list[Seat]:
     return sorted(seats, key=lambda seat: -(seat.place or 0))
 
 
-def filed_order(*, match: Match) -> list[str]:
-    """The names of a filed match's players in the order they went out, the winner last."""
-    return [seat.player.name for seat in went_out(match.seats.select_related("player"))]
-
-
 def night_closed(*, match: Match, now: datetime.datetime | None = None) -> bool:
     """Whether a filed match belongs to a night other than tonight (the noon rule)."""
     return night_of(match.filed_at) != night_of(now)

@@ -86,10 +86,6 @@ class Story:
         first = self.champions[0]
         return (first.points or 0) if self.ranked else first.wins
 
-    @property
-    def run_length(self) -> int:
-        return self.runs[0].length if self.runs else 0
-
 
 def story_night(*, table: Table, now: datetime.datetime | None = None) -> datetime.date:
     """The night a table's story tells: tonight (by the noon rule) while it is open; once it
