@@ -31,7 +31,9 @@ class TestTonight:
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"])  # Dev 3, Cara 2, Alice 1
         play(table, ["Dev", "Ben", "Alice"])  # Cara 3, Alice 2, Ben 1
-        rows = [(r.person.name, r.points, r.wins, r.played) for r in tonight.table_tonight(table=table)]
+        rows = [
+            (r.person.name, r.points, r.wins, r.played) for r in tonight.table_tonight(table=table)
+        ]
         assert rows == [("Cara", 5, 1, 2), ("Dev", 3, 1, 2), ("Alice", 3, 0, 2), ("Ben", 1, 0, 2)]
 
     def test_winner_takes_all_counts_wins_only(self):
