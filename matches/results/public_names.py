@@ -3,15 +3,17 @@ player ("Player 17"); an admin erases a player, whose name then goes from every 
 and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
 which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
 
+import re
 from typing import cast
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept
@@ -22,10 +24,13 @@ from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
+    PLAYER_ERASED,
+    PLAYER_HIDDEN,
     PLAYER_NAME_TOO_LONG,
     clean_typed_name,
     erased_player_key,
     erased_player_name,
+    fold_key,
     name_key,
     normalise_name,
     redact,
@@ -38,6 +43,10 @@ ALREADY_ERASED = _("This player was erased: there is no name left to show or hid
 PUBLIC_NAME_TAKEN = _(
     "“%(name)s” is another player’s name: the public would take one for the other. "
     "Choose a different public name."
+)
+PUBLIC_NAME_POSES = _(
+    "“%(name)s” reads as the public reads a hidden or erased player: the public would take "
+    "one for the other. Choose a different public name."
 )
 # What the admin's history says of the changes made here (its own words, not a person's).
 LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
@@ -90,9 +99,26 @@ def _log(player: Player, by: User, message: str) -> None:
     )
 
 
+def _poses_as_a_record(name: str) -> bool:
+    """Whether a name reads as what the public reads of a hidden or erased player ("Player
+    17", "Antigo participante 17"), in any of the site's languages and in any case."""
+    key = fold_key(name)
+    for code, _language in settings.LANGUAGES:
+        with translation.override(code):
+            for shown in (PLAYER_HIDDEN, PLAYER_ERASED):
+                prefix, _id, suffix = str(shown).partition("%(id)s")
+                number = r"\s*[0-9]+\s*"
+                if re.fullmatch(
+                    re.escape(fold_key(prefix)) + number + re.escape(fold_key(suffix)), key
+                ):
+                    return True
+    return False
+
+
 def player_public_name_clean(*, name: str, player_id: int) -> str:
     """A public name as stored ("" for none: the name as entered), or a RuleError: the
-    player names' rules (rules.names), and never another player's name."""
+    player names' rules (rules.names), never another player's name, and never what the
+    public reads of a hidden or erased player."""
     if not normalise_name(name):
         return ""
     try:
@@ -101,6 +127,8 @@ def player_public_name_clean(*, name: str, player_id: int) -> str:
         )
     except ValidationError as error:
         raise RuleError(error.messages[0]) from None
+    if _poses_as_a_record(name):
+        raise RuleError(PUBLIC_NAME_POSES, name=name)
     key = name_key(name)
     if Player.objects.filter(key=key).exclude(pk=player_id).exists():
         raise RuleError(PUBLIC_NAME_TAKEN, name=name)
@@ -178,9 +206,27 @@ def _limit(model: type[models.Model], field: str) -> int | None:
     return getattr(model._meta.get_field(field), "max_length", None)
 
 
+def _merged_into(player_id: int) -> list[PlayerMerge]:
+    """The standing merges into player, and into the records merged into it, and so on: a
+    record merged into one merged since is the same person too, and undoing both merges in
+    turn brings it back. An undone merge's record is another person's (not followed)."""
+    found: list[PlayerMerge] = []
+    kept_ids, seen = {player_id}, {player_id}
+    while kept_ids:
+        records = list(
+            PlayerMerge.objects.select_for_update()
+            .filter(kept_id__in=kept_ids, undone_at__isnull=True)
+            .order_by("pk")
+        )
+        found += records
+        kept_ids = {record.absorbed_id for record in records} - seen
+        seen |= kept_ids
+    return found
+
+
 def _erase_absorbed(records: list[PlayerMerge]) -> list[str]:
-    """Every record merged into the player (records, locked), as kept to undo the merge,
-    made an erased record ("Former player N", its own id); the names they had."""
+    """Every record merged into the player (records, locked: _merged_into), as kept to undo
+    the merge, made an erased record ("Former player N", its own id); the names they had."""
     names: list[str] = []
     now = timezone.now()
     for record in records:
@@ -222,7 +268,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     # The merges into the player before the player, as player_merge_undo locks them
     # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
     # into that player would wait on each other in a circle on PostgreSQL.
-    merges = list(PlayerMerge.objects.select_for_update().filter(kept_id=player_id).order_by("pk"))
+    merges = _merged_into(player_id)
     player = _lock_player(player_id)
     if player.erased_at is not None:
         return player
