@@ -16,7 +16,13 @@ from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Season
 from matches.org.hosts import User, require_host
-from matches.results.standings import SUMS, StandingRow, best_nights_standings, rank_standings
+from matches.results.standings import (
+    SUMS,
+    StandingRow,
+    night_name_values,
+    rank_best_nights,
+    rank_standings,
+)
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 from matches.rules.names import clean_typed_name, name_key
 from matches.rules.nights import night_of
@@ -137,7 +143,8 @@ def seasons_overview(
 ) -> list[SeasonSummary]:
     """Every season, latest first, with its podium computed afresh from the daily tallies:
     two queries however many seasons (seasons never overlap, so each day has one), and one
-    more per season with a best nights rule (its podium counts each player's best nights).
+    more for all the seasons with a best nights rule (their podiums count each player's best
+    nights).
     Players are named as the public reads them unless real_names (a host)."""
     today = today or night_of()
     all_seasons = list(Season.objects.all())
@@ -175,16 +182,16 @@ def seasons_overview(
         )
         for row in tallies:
             rows[row["season_id"]].append(dict(row))
+    nights = _best_nights_by_season([season for season in started if season.best_nights])
     summaries = []
     for season in all_seasons:
         if season.first_day > today:
             status, podium = "upcoming", []
         else:
             status = "current" if season.last_day >= today else "finished"
-            if season.best_nights is not None:  # one query more per season with the rule
-                ranked = best_nights_standings(
-                    date_from=season.first_day,
-                    date_to=season.last_day,
+            if season.best_nights is not None:
+                ranked = rank_best_nights(
+                    nights[season.pk],
                     best=season.best_nights,
                     minimum=season.min_nights,
                     real_names=real_names,
@@ -194,3 +201,34 @@ def seasons_overview(
             podium = [row for row in ranked if row.rank <= 3]
         summaries.append(SeasonSummary(season=season, status=status, podium=podium))
     return summaries
+
+
+def _best_nights_by_season(seasons: list[Season]) -> dict[int, list[dict]]:
+    """Each player's nights (rank_best_nights' rows) in each of these seasons: one query
+    for all of them, none without any."""
+    nights: dict[int, list[dict]] = {season.pk: [] for season in seasons}
+    if not seasons:
+        return nights
+    season_of_day = Case(
+        *[
+            When(day__range=(season.first_day, season.last_day), then=Value(season.pk))
+            for season in seasons
+        ],
+        default=Value(None),
+        output_field=IntegerField(),
+    )
+    names = night_name_values()
+    tallies = (
+        DailyTally.objects.filter(
+            day__gte=min(season.first_day for season in seasons),
+            day__lte=max(season.last_day for season in seasons),
+        )
+        .annotate(season_id=season_of_day)
+        .filter(season_id__isnull=False)
+        .values("season_id", "player_id", "day", *names["fields"], **names["expressions"])
+        .annotate(**SUMS)
+        .order_by()
+    )
+    for row in tallies:
+        nights[row["season_id"]].append(dict(row))
+    return nights

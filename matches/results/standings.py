@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import cast
 
 from django.db import connection
-from django.db.models import Q, Sum
+from django.db.models import BooleanField, ExpressionWrapper, Q, Sum
 from django.utils.formats import number_format
 
 from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
@@ -258,6 +258,16 @@ def _with_names(sums) -> list[dict]:
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
+# What a per-night tally row carries of its player, for rank_standings to name them.
+NIGHT_NAME_VALUES = ("player__name", "player__key", "player__public_name", "player__hidden")
+
+
+def night_name_values() -> dict:
+    """values() arguments naming each tally row's player as rank_standings reads them."""
+    erased = ExpressionWrapper(Q(player__erased_at__isnull=False), output_field=BooleanField())
+    return {"fields": NIGHT_NAME_VALUES, "expressions": {"player__erased": erased}}
+
+
 def best_nights_standings(
     *,
     table_id: int | None = None,
@@ -269,20 +279,40 @@ def best_nights_standings(
     minimum: int = 0,
     real_names: bool = False,
 ) -> list[StandingRow]:
-    """Standings under a season's "best N nights" rule: each player's counts are the sum of
-    their best `best` nights (best by the standings' own order: points, wins, 2nds, 3rds,
-    fewer played; the earlier night on a tie), and only players with `minimum` nights or
-    more are ranked. Two queries: each player's nights, then their names."""
+    """Standings under a season's "best N nights" rule (rank_best_nights): one query, each
+    player's nights with their names."""
     where = _tally_filter(table_id, date_from, date_to)
     if mode:
         where &= Q(table__mode=mode)
+    names = night_name_values()
     # The sums are annotations the stubs cannot type: read as plain dicts.
     per_night = cast(
         "list[dict]",
         list(
-            DailyTally.objects.filter(where).values("player_id", "day").annotate(**SUMS).order_by()
+            DailyTally.objects.filter(where)
+            .values("player_id", "day", *names["fields"], **names["expressions"])
+            .annotate(**SUMS)
+            .order_by()
         ),
     )
+    return rank_best_nights(
+        per_night, best=best, minimum=minimum, wins_only=wins_only, real_names=real_names
+    )
+
+
+def rank_best_nights(
+    per_night: list[dict],
+    *,
+    best: int,
+    minimum: int = 0,
+    wins_only: bool = False,
+    real_names: bool = False,
+) -> list[StandingRow]:
+    """Rows of one player's night each (player_id, day, the night_name_values() columns and
+    SUMS) ranked under a "best N nights" rule: each player's counts are the sum of their
+    best `best` nights (best by the standings' own order: points, wins, 2nds, 3rds, fewer
+    played; the earlier night on a tie), and only players with `minimum` nights or more are
+    ranked. No query."""
     nights: dict[int, list[dict]] = {}
     for night in per_night:
         # A night whose matches were all taken back leaves tallies of zero: not a night.
@@ -293,18 +323,11 @@ def best_nights_standings(
         for player_id, rows in nights.items()
         if len(rows) >= minimum
     }
-    names = dict(
-        (pk, (name, key, public_name, hidden, erased_at is not None))
-        for pk, name, key, public_name, hidden, erased_at in Player.objects.filter(
-            pk__in=list(counted)
-        ).values_list("pk", "name", "key", "public_name", "hidden", "erased_at")
-    ) if counted else {}  # fmt: skip
+    columns = (*NIGHT_NAME_VALUES, *PUBLIC_NAME_COLUMNS)
     rows = [
         {
             "player_id": player_id,
-            "player__name": names[player_id][0],
-            "player__key": names[player_id][1],
-            **dict(zip(PUBLIC_NAME_COLUMNS, names[player_id][2:], strict=True)),
+            **{column: chosen[0][column] for column in columns},
             **{name: sum(night[name] for night in chosen) for name in SUMS},
         }
         for player_id, chosen in counted.items()

@@ -261,3 +261,27 @@ class TestModeFilter:
         assert '<th scope="col">Points</th>' in html
         ranked = client.get(reverse("matches:standings"), {"mode": "ranked"}).content.decode()
         assert "This league mixes" not in ranked
+
+
+class TestBestNightsOverviewQueries:
+    def test_three_queries_however_many_seasons_count_best_nights(
+        self, host, django_assert_num_queries
+    ):
+        from matches.results.seasons import seasons_overview
+
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        for n in range(4):
+            play_on(TODAY - (n * 10 + 1) * DAY, table, ["Cy", "Bob"])  # Ann wins each
+            Season.objects.create(
+                name=f"S{n}",
+                first_day=TODAY - (n + 1) * 10 * DAY,
+                last_day=TODAY - n * 10 * DAY - DAY,
+                best_nights=1,
+            )
+
+        with django_assert_num_queries(3):
+            overview = seasons_overview()
+
+        assert [[row.player for row in summary.podium] for summary in overview] == [
+            ["Ann", "Bob", "Cy"]
+        ] * 4
