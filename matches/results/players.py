@@ -186,10 +186,14 @@ def _merge_pair(
     cannot be: no such name, the same record, two people of one match, or (other_id) not
     the record the host confirmed. lock: both rows FOR UPDATE (in the merge's transaction)."""
     players = Player.objects.select_for_update() if lock else Player.objects.all()
-    keep = players.filter(pk=keep_id).first()
+    # Both rows in one statement, in id order: two merges of one pair in opposite
+    # directions lock them in the same order, never waiting on each other in a circle.
+    key = name_key(other_name)
+    rows = list(players.filter(Q(pk=keep_id) | Q(key=key)).order_by("pk"))
+    keep = next((row for row in rows if row.pk == keep_id), None)
     if keep is None:
         raise RuleError(PLAYER_NOT_FOUND)
-    drop = players.filter(key=name_key(other_name)).first()
+    drop = next((row for row in rows if row.key == key), None)
     if drop is None:
         raise RuleError(MERGE_UNKNOWN, name=other_name.strip())
     if other_id is not None and drop.pk != other_id:

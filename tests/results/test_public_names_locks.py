@@ -29,3 +29,23 @@ class TestPlayerEraseLockOrder:
         queries = [query["sql"] for query in captured.captured_queries]
         # The same order as player_merge_undo: PlayerMerge, then the kept Player.
         assert _first(queries, "matches_playermerge") < _first(queries, "matches_player")
+
+
+class TestPlayerMergeLockOrder:
+    def test_both_records_are_locked_at_once_in_id_order(self, host):
+        """Two merges of one pair in opposite directions take the rows in the same order."""
+        make_table(players=["Zoë", "Ben", "Cara"])
+        make_table(players=["Zed", "Ben", "Cara"], name="Back bar")
+        (zed,) = player_records.players_resolve(names=["Zed"])
+
+        with CaptureQueriesContext(connection) as captured:
+            player_records.player_merge(keep_id=zed.pk, other_name="Zoë", by=host)
+
+        first = captured.captured_queries[_first_of(captured, "matches_player")]["sql"]
+        assert f'"matches_player"."id" = {zed.pk}' in first
+        assert '"matches_player"."key" = ' in first
+        assert first.rstrip().split(" FOR UPDATE")[0].endswith('ORDER BY "matches_player"."id" ASC')
+
+
+def _first_of(captured: CaptureQueriesContext, table: str) -> int:
+    return _first([query["sql"] for query in captured.captured_queries], table)
