@@ -86,6 +86,14 @@ def player_name_available(*, name: str, player_id: int | None = None) -> str:
     holder = holders.first()
     if holder is not None:
         raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
+    # Nor the name the public reads of another player (results.public_names refuses the
+    # same the other way round): the public would take one for the other.
+    others = Player.objects.exclude(public_name="")
+    if player_id is not None:
+        others = others.exclude(pk=player_id)
+    key = name_key(name)
+    if any(name_key(other) == key for other in others.values_list("public_name", flat=True)):
+        raise RuleError(PLAYER_NAME_TAKEN, name=name)
     return name
 
 

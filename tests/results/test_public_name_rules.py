@@ -22,3 +22,20 @@ class TestPublicNameUnique:
         assert "another player’s name" in response.content.decode()
         martins.refresh_from_db()
         assert martins.public_name == ""
+
+    def test_a_rename_to_another_players_public_name_is_refused(self, host_client):
+        make_table(players=["Zoë Marques", "Zoe Martins", "Ben"])
+        marques = Player.objects.get(name="Zoë Marques")
+        martins = Player.objects.get(name="Zoe Martins")
+        host_client.post(
+            reverse("matches:player_public_name", args=[marques.pk]), {"public_name": "Zoë M."}
+        )
+
+        response = host_client.post(
+            reverse("matches:player_rename", args=[martins.pk]), {"name": "zoë m."}
+        )
+
+        assert response.status_code == 400
+        assert "Another player is already called “zoë m.”" in response.content.decode()
+        martins.refresh_from_db()
+        assert martins.name == "Zoe Martins"
