@@ -517,3 +517,41 @@ class TestPublicNamesPosingAsRecords:
         url = reverse("matches:player_public_name", args=[pid("Alice")])
         assert host_client.post(url, {"public_name": fine}).status_code == 302
         assert Player.objects.get(pk=pid("Alice")).public_name == fine
+
+
+class TestNewNamesPosingAsRecords:
+    """A new player typed "Former player 3" would read, to everyone, as the erased record
+    3. ("Player 5" stays a name a host may type for a stranger.)"""
+
+    def test_launching_with_a_record_s_placeholder_is_refused(
+        self, table, host_client, admin_client
+    ):
+        alice, ben = pid("Alice"), pid("Ben")
+        admin_client.post(reverse("matches:player_erase", args=[alice]))
+        public_names.player_set_public_name(
+            player_id=ben, public_name="", hidden=True, by=table.created_by
+        )
+        for pose in (
+            f"Former player {alice}",
+            f"former  PLAYER {ben}",
+            f"Antigo participante {ben}",
+        ):
+            before = written()
+            response = host_client.post(
+                reverse("matches:table_new"),
+                {"name": "Snug", "mode": "ranked", "players": f"{pose}\nEve\nFay"},
+            )
+            assert response.status_code in (200, 400), pose
+            assert "reads as an erased player’s record" in body(response), pose
+            assert written() == before, pose
+
+    def test_renaming_to_a_placeholder_is_refused(self, table, host_client):
+        url = reverse("matches:player_rename", args=[pid("Cara")])
+        response = host_client.post(url, {"name": f"Former player {pid('Dev')}"})
+        assert response.status_code == 400
+        assert "reads as an erased player’s record" in body(response)
+        assert Player.objects.filter(name="Cara").exists()
+
+    def test_a_stranger_typed_as_player_n_is_still_seated(self, host):
+        table = make_table(host=host, players=["Player 1", "Player 100", "Fay"])
+        assert table.matches.get().seats.filter(player__name="Player 100").exists()

@@ -37,7 +37,14 @@ from matches.ratings import replay
 from matches.ratings.engine import shown_rating
 from matches.results import tallies
 from matches.results.filing import players_recount
-from matches.rules.names import clean_name, fold_key, name_key, near_names
+from matches.rules.names import (
+    NAME_POSES_AS_A_RECORD,
+    clean_name,
+    fold_key,
+    name_key,
+    near_names,
+    reads_as_a_record,
+)
 from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS
 
@@ -94,6 +101,8 @@ def player_name_available(*, name: str, player_id: int | None = None) -> str:
     key = name_key(name)
     if any(name_key(other) == key for other in others.values_list("public_name", flat=True)):
         raise RuleError(PLAYER_NAME_TAKEN, name=name)
+    if reads_as_a_record(name, hidden=False):
+        raise RuleError(NAME_POSES_AS_A_RECORD, name=name)
     return name
 
 
@@ -106,6 +115,10 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
 
     found = existing()
     missing = [Player(name=name, key=key) for key, name in wanted.items() if key not in found]
+    for player in missing:
+        # A known player keeps the name; a new one may not read as an erased record.
+        if reads_as_a_record(player.name, hidden=False):
+            raise RuleError(NAME_POSES_AS_A_RECORD, name=player.name)
     if missing:
         # Another table may create the same new player at this moment: let the unique
         # index pick one row and read it back instead of failing.

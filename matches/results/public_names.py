@@ -3,17 +3,15 @@ player ("Player 17"); an admin erases a player, whose name then goes from every 
 and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
 which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
 
-import re
 from typing import cast
 
 from django.apps import apps
-from django.conf import settings
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept
@@ -24,15 +22,13 @@ from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
-    PLAYER_ERASED,
-    PLAYER_HIDDEN,
     PLAYER_NAME_TOO_LONG,
     clean_typed_name,
     erased_player_key,
     erased_player_name,
-    fold_key,
     name_key,
     normalise_name,
+    reads_as_a_record,
     redact,
 )
 
@@ -99,22 +95,6 @@ def _log(player: Player, by: User, message: str) -> None:
     )
 
 
-def _poses_as_a_record(name: str) -> bool:
-    """Whether a name reads as what the public reads of a hidden or erased player ("Player
-    17", "Antigo participante 17"), in any of the site's languages and in any case."""
-    key = fold_key(name)
-    for code, _language in settings.LANGUAGES:
-        with translation.override(code):
-            for shown in (PLAYER_HIDDEN, PLAYER_ERASED):
-                prefix, _id, suffix = str(shown).partition("%(id)s")
-                number = r"\s*[0-9]+\s*"
-                if re.fullmatch(
-                    re.escape(fold_key(prefix)) + number + re.escape(fold_key(suffix)), key
-                ):
-                    return True
-    return False
-
-
 def player_public_name_clean(*, name: str, player_id: int) -> str:
     """A public name as stored ("" for none: the name as entered), or a RuleError: the
     player names' rules (rules.names), never another player's name, and never what the
@@ -127,7 +107,7 @@ def player_public_name_clean(*, name: str, player_id: int) -> str:
         )
     except ValidationError as error:
         raise RuleError(error.messages[0]) from None
-    if _poses_as_a_record(name):
+    if reads_as_a_record(name):
         raise RuleError(PUBLIC_NAME_POSES, name=name)
     key = name_key(name)
     if Player.objects.filter(key=key).exclude(pk=player_id).exists():

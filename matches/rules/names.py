@@ -2,11 +2,14 @@
 encoding or spacing, and never a name with invisible characters. Players', tables' and
 seasons' names all follow these rules; only their limits and words differ."""
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from matches.rules.limits import NAME_MAX_LENGTH
@@ -166,6 +169,30 @@ def shown_player_name(
     if hidden:
         return str(PLAYER_HIDDEN) % {"id": player_id}
     return public_name or name
+
+
+NAME_POSES_AS_A_RECORD = _(
+    "“%(name)s” reads as an erased player’s record: everyone would take one for the other. "
+    "Choose a different name."
+)
+
+
+def reads_as_a_record(name: str, *, hidden: bool = True) -> bool:
+    """Whether a name reads as what everyone reads of an erased player ("Former player 17",
+    "Antigo participante 17") or, hidden, as what the public reads of a hidden one ("Player
+    17"), in any of the site's languages, case or accents: one person would be taken for
+    another. (A name as entered may be "Player 3": hosts type it for a stranger.)"""
+    key = fold_key(name)
+    for code, _language in settings.LANGUAGES:
+        with translation.override(code):
+            for shown in (PLAYER_HIDDEN, PLAYER_ERASED) if hidden else (PLAYER_ERASED,):
+                prefix, _id, suffix = str(shown).partition("%(id)s")
+                pattern = (
+                    re.escape(fold_key(prefix)) + r"\s*[0-9]+\s*" + re.escape(fold_key(suffix))
+                )
+                if re.fullmatch(pattern, key):
+                    return True
+    return False
 
 
 def erased_player_name(player_id: int) -> str:
