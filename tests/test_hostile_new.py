@@ -4,7 +4,9 @@ night's story and its card, best-nights seasons and the CSV files. Each attack e
 clear refusal, nothing saved, never a 500 and never a name leaked."""
 
 import csv
+import datetime
 import io
+from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -17,6 +19,7 @@ from matches.play import corrections, services
 from matches.ratings.replay import rating_problems
 from matches.results import players as player_records
 from matches.results import public_names
+from matches.rules.nights import night_of
 from tests.clients import FormClient
 from tests.factories import make_table, tap, written
 
@@ -555,3 +558,48 @@ class TestNewNamesPosingAsRecords:
     def test_a_stranger_typed_as_player_n_is_still_seated(self, host):
         table = make_table(host=host, players=["Player 1", "Player 100", "Fay"])
         assert table.matches.get().seats.filter(player__name="Player 100").exists()
+
+
+class TestMoreLeaks:
+    def test_a_best_nights_season_never_names_a_hidden_player(self, table, client, host):
+        today = night_of()
+        season = Season.objects.create(
+            name="Winter",
+            first_day=today - datetime.timedelta(days=5),
+            last_day=today + datetime.timedelta(days=5),
+            best_nights=1,
+            min_nights=1,
+        )
+        public_names.player_set_public_name(
+            player_id=pid("Dev"), public_name="", hidden=True, by=host
+        )
+        for url in (
+            reverse("matches:standings"),
+            reverse("matches:api_standings"),
+            reverse("matches:standings_csv"),
+            reverse("matches:seasons"),
+        ):
+            response = client.get(url, {"season": season.pk})
+            assert response.status_code == 200, url
+            text = body(response)
+            assert "Dev" not in text, url
+            if "seasons" not in url:
+                assert f"Player {pid('Dev')}" in text, url
+
+    def test_the_error_page_is_ours_and_says_nothing_was_lost(self, table, host):
+        client = FormClient(raise_request_exception=False)
+        with mock.patch("matches.play.story.night_story", side_effect=RuntimeError("boom")):
+            response = client.get(reverse("matches:tonight", args=[table.pk]))
+        assert response.status_code == 500
+        assert "Something went wrong" in body(response) and "boom" not in body(response)
+
+    def test_an_erased_player_s_public_name_cannot_be_set_again(self, table, admin_client):
+        alice = pid("Alice")
+        admin_client.post(reverse("matches:player_erase", args=[alice]))
+        before = written()
+        url = reverse("matches:player_public_name", args=[alice])
+        response = admin_client.post(url, {"public_name": "Alice", "hidden": "on"}, follow=True)
+        assert response.status_code == 200 and "This player was erased" in body(response)
+        assert written() == before
+        erased = Player.objects.get(pk=alice)
+        assert (erased.public_name, erased.hidden) == ("", False)
