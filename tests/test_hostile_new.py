@@ -603,3 +603,49 @@ class TestMoreLeaks:
         assert written() == before
         erased = Player.objects.get(pk=alice)
         assert (erased.public_name, erased.hidden) == ("", False)
+
+
+class TestSpreadsheetsRefreshing:
+    @pytest.mark.parametrize("name", ["matches:results_csv", "matches:standings_csv"])
+    def test_a_kept_tag_is_not_honoured_after_a_hide(self, table, client, host, name):
+        url = reverse(name)
+        first = client.get(url)
+        assert "Dev" in body(first)
+        tag = first.get("ETag", "")
+        again = client.get(url, HTTP_IF_NONE_MATCH=tag)
+        assert again.status_code in (200, 304)
+        public_names.player_set_public_name(
+            player_id=pid("Dev"), public_name="", hidden=True, by=host
+        )
+        after = client.get(url, HTTP_IF_NONE_MATCH=tag)
+        assert after.status_code == 200
+        text = body(after)
+        assert "Dev" not in text and f"Player {pid('Dev')}" in text
+
+
+class TestCorrectionsAfterChanges:
+    def test_after_the_next_match_s_roster_changed(self, table, host, host_client):
+        match = table.matches.open().get()
+        services.match_set_roster(
+            table_id=table.pk,
+            match_id=match.pk,
+            player_names=["Ben", "Cara", "Dev", "Eve"],
+            by=host,
+        )
+        url = reverse("matches:match_correct", args=[table.pk, 1])
+        assert host_client.post(url, {"players": "Ben\nAlice\nCara\nDev"}).status_code == 302
+        assert integrity_problems() == [] and rating_problems() == []
+        assert list(table.matches.open().get().seats.values_list("player__name", flat=True)) != []
+
+    def test_a_match_with_an_erased_player_is_corrected_from_its_form(self, table, admin_client):
+        alice = pid("Alice")
+        admin_client.post(reverse("matches:player_erase", args=[alice]))
+        url = reverse("matches:match_correct", args=[table.pk, 1])
+        form = body(admin_client.get(url))
+        assert f"Former player {alice}" in form
+        data = {"players": f"Ben\nFormer player {alice}\nCara\nDev"}
+        response = admin_client.post(url, data)
+        assert response.status_code == 302
+        assert integrity_problems() == []
+        page = body(FormClient().get(reverse("matches:match", args=[table.pk, 1])))
+        assert "Alice" not in page
