@@ -62,15 +62,18 @@ MERGE_SAME_MATCH = _(
 )
 
 
-def _lock_player(player_id: int) -> Player:
+def player_lock(player_id: int) -> Player:
+    """The player's row, locked for a write in this transaction, or a RuleError."""
     player = Player.objects.select_for_update().filter(pk=player_id).first()
     if player is None:
         raise RuleError(PLAYER_NOT_FOUND)
     return player
 
 
-def _refresh_pages_showing(player_ids: list[int]) -> None:
-    """Names appear on cached standings and on every page of the tables they sat at."""
+def player_pages_refresh(player_ids: list[int]) -> None:
+    """Names appear on cached standings and on every page of the tables they sat at: their
+    versions move, so no kept rendering or 304 answers for them, and so does the standings
+    stamp (standings, ratings, player pages, seasons)."""
     tables_bump(player_ids=player_ids)
     standings_changed()
 
@@ -131,11 +134,11 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
 def player_rename(*, player_id: int, name: str, by: User) -> Player:
     """Give a player a new name; a name another player has (in any case) is refused."""
     require_host(by, refusal=NOT_A_HOST)
-    player = _lock_player(player_id)
+    player = player_lock(player_id)
     # The same rules as a new player's name, and no other player may read the same.
     player.name = player_name_available(name=name, player_id=player.pk)
     player.save(update_fields=["name", "key"])
-    _refresh_pages_showing([player.pk])
+    player_pages_refresh([player.pk])
     return player
 
 
@@ -247,7 +250,7 @@ def player_merge(
     record the host confirmed, refused if the name is another's by now."""
     require_host(by, refusal=NOT_A_HOST)
     keep, drop = _merge_pair(keep_id=keep_id, other_name=other_name, other_id=other_id)
-    _refresh_pages_showing([keep.pk, drop.pk])
+    player_pages_refresh([keep.pk, drop.pk])
     record = PlayerMerge.objects.create(
         kept=keep,
         absorbed_id=drop.pk,
@@ -307,7 +310,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     ).first()
     if holder is not None:
         raise RuleError(UNDO_NAME_TAKEN, name=holder.name, absorbed=record.absorbed_name)
-    _refresh_pages_showing([keep.pk])
+    player_pages_refresh([keep.pk])
     drop = _restore(record)
     for chunk in _chunks(record.seat_ids):
         Seat.objects.filter(pk__in=chunk, player=keep).update(player=drop)

@@ -16,10 +16,11 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept
 from matches.core.errors import RuleError
-from matches.core.stamp import standings_changed, tables_bump
+from matches.core.stamp import tables_bump
 from matches.models import HostProfile, Player, PlayerMerge, Table
 from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
+from matches.results.players import player_lock, player_pages_refresh
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
     PLAYER_NAME_TOO_LONG,
@@ -34,7 +35,6 @@ from matches.rules.names import (
 
 NOT_A_HOST = _("Only a host can change how a player is shown; nothing was changed.")
 NOT_AN_ADMIN = _("Only an admin can erase a player; nothing was changed.")
-PLAYER_NOT_FOUND = _("That player does not exist; nothing was changed.")
 ALREADY_ERASED = _("This player was erased: there is no name left to show or hide.")
 PUBLIC_NAME_TAKEN = _(
     "“%(name)s” is another player’s name: the public would take one for the other. "
@@ -67,21 +67,6 @@ def names_as_shown(names: list[str], *, players: list[Player], real_names: bool)
         return name if real_names else UNKNOWN_NAME
 
     return [shown(name) for name in names]
-
-
-def _lock_player(player_id: int) -> Player:
-    player = Player.objects.select_for_update().filter(pk=player_id).first()
-    if player is None:
-        raise RuleError(PLAYER_NOT_FOUND)
-    return player
-
-
-def _refresh_pages_showing(player: Player) -> None:
-    """The name is on every page of the tables the player sat at (their versions move, so
-    no kept rendering or 304 answers for them) and on everything the standings stamp keys
-    (standings, ratings, player pages, seasons)."""
-    tables_bump(player_ids=[player.pk])
-    standings_changed()
 
 
 def _log(player: Player, by: User, message: str) -> None:
@@ -125,13 +110,13 @@ def player_set_public_name(*, player_id: int, public_name: str, hidden: bool, by
     """Set the name the public reads of a player (empty: the name as entered) and whether
     they are hidden from the public ("Player N"); hosts keep reading the name as entered."""
     require_host(by, refusal=NOT_A_HOST)
-    player = _lock_player(player_id)
+    player = player_lock(player_id)
     if player.erased_at is not None:
         raise RuleError(ALREADY_ERASED)
     player.public_name = player_public_name_clean(name=public_name, player_id=player.pk)
     player.hidden = hidden
     player.save(update_fields=["public_name", "hidden"])
-    _refresh_pages_showing(player)
+    player_pages_refresh([player.pk])
     _log(player, by, LOGGED_PUBLIC_NAME)
     return player
 
@@ -249,7 +234,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
     # into that player would wait on each other in a circle on PostgreSQL.
     merges = _merged_into(player_id)
-    player = _lock_player(player_id)
+    player = player_lock(player_id)
     if player.erased_at is not None:
         return player
     names = [name for name in (player.name, player.public_name) if name]
@@ -264,7 +249,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     player.key = erased_player_key(player.pk)
     player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
     _redact_everywhere(names, replacement)
-    _refresh_pages_showing(player)
+    player_pages_refresh([player.pk])
     _log(player, by, LOGGED_ERASURE)
     transaction.on_commit(_forget_renderings)
     return player
