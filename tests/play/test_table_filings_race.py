@@ -40,7 +40,7 @@ def test_a_plain_tap_waiting_behind_a_rename_shows_the_new_name():
     result = tap(table, "Alice")
     thread.join(10)
     assert renamed.is_set()
-    assert [(row.player, row.points) for row in result.tonight] == [
+    assert [(row.person.name, row.points) for row in result.tonight] == [
         ("Devika", 3),
         ("Cara", 2),
         ("Alice", 1),
