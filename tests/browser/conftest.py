@@ -28,11 +28,16 @@ def browser():
 
 
 @pytest.fixture
-def site(transactional_db, live_server, monkeypatch):
+def site(transactional_db, live_server, monkeypatch, browser):
     """A live server with one host; first dealers are the first seat, so screens repeat."""
     monkeypatch.setattr(services, "choose_first_dealer", lambda players: players[0])
     make_host()
-    return live_server.url
+    yield live_server.url
+    # The live server outlives the test: a page the test left open would go on polling it
+    # during the tests that follow (on PostgreSQL, one such poll wrote tonight's backup into
+    # a backup test's folder).
+    for context in browser.contexts:
+        context.close()
 
 
 @pytest.fixture
