@@ -118,26 +118,9 @@ def tallies_rebuild() -> tuple[int, int]:
     # counts are served again.
     standings_changed()
     daily = _filed_by_night()
-    totals: dict[tuple[int, int], list[int]] = {}
-    for (player, table, _day), counts in daily.items():
-        total = totals.setdefault((player, table), [0] * len(COUNT_FIELDS))
-        for index, count in enumerate(counts):
-            total[index] += count
     DailyTally.objects.all().delete()
     AllTimeTotal.objects.all().delete()
-    day = connection.ops.adapt_datefield_value
-    rows_insert(
-        DailyTally,
-        [
-            {"player_id": p, "table_id": t, "day": day(d), **_named(counts)}
-            for (p, t, d), counts in daily.items()
-        ],
-    )
-    rows_insert(
-        AllTimeTotal,
-        [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
-    )
-    return len(daily), len(totals)
+    return len(daily), _tallies_write(daily)
 
 
 def tallies_refresh(*, player_ids: Sequence[int]) -> None:
@@ -148,17 +131,24 @@ def tallies_refresh(*, player_ids: Sequence[int]) -> None:
         player_id__in=player_ids, match__status=Match.Status.FILED
     ).values_list("player_id", "match__table_id", "match__filed_at", "place", "match__table__mode")
     daily: dict[tuple[int, int, datetime.date], list[int]] = {}
-    totals: dict[tuple[int, int], list[int]] = {}
     for player, table, filed_at, place, mode in seats.iterator(chunk_size=5000):
         worth = place_counts(mode, finished_place(place))
-        for row in (
-            daily.setdefault((player, table, night_of(filed_at)), [0] * len(COUNT_FIELDS)),
-            totals.setdefault((player, table), [0] * len(COUNT_FIELDS)),
-        ):
-            for index, field in enumerate(COUNT_FIELDS):
-                row[index] += getattr(worth, field)
+        row = daily.setdefault((player, table, night_of(filed_at)), [0] * len(COUNT_FIELDS))
+        for index, field in enumerate(COUNT_FIELDS):
+            row[index] += getattr(worth, field)
     DailyTally.objects.filter(player_id__in=player_ids).delete()
     AllTimeTotal.objects.filter(player_id__in=player_ids).delete()
+    _tallies_write(daily)
+
+
+def _tallies_write(daily: dict[tuple[int, int, datetime.date], list[int]]) -> int:
+    """Insert these daily tallies and the all-time totals they add up to (their rows are
+    gone first); returns how many totals."""
+    totals: dict[tuple[int, int], list[int]] = {}
+    for (player, table, _day), counts in daily.items():
+        total = totals.setdefault((player, table), [0] * len(COUNT_FIELDS))
+        for index, count in enumerate(counts):
+            total[index] += count
     day = connection.ops.adapt_datefield_value
     rows_insert(
         DailyTally,
@@ -171,6 +161,7 @@ def tallies_refresh(*, player_ids: Sequence[int]) -> None:
         AllTimeTotal,
         [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
     )
+    return len(totals)
 
 
 def _named(counts: Sequence[int]) -> dict[str, int]:
