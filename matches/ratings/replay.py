@@ -587,21 +587,37 @@ class _Rerated:
             return
         table, qn = RatingChange._meta.db_table, connection.ops.quote_name
         # Concrete fields all: each has its column.
-        names = [
-            cast("str", cast("Field", RatingChange._meta.get_field(c)).column)
-            for c in UPSERT_COLUMNS
-        ]
+        fields = [cast("Field", RatingChange._meta.get_field(c)) for c in UPSERT_COLUMNS]
+        names = [cast("str", field.column) for field in fields]
         columns = ", ".join(qn(name) for name in names)
-        marks = ", ".join(["%s"] * len(names))
         updated = ", ".join(f"{qn(name)} = EXCLUDED.{qn(name)}" for name in names[2:])
-        sql = (
-            f"INSERT INTO {qn(table)} ({columns}) VALUES ({marks}) "  # noqa: S608 (names from the model, values as parameters)
-            f"ON CONFLICT ({qn(names[0])}, {qn(names[1])}) DO UPDATE SET {updated}"
-        )
+        conflict = f"ON CONFLICT ({qn(names[0])}, {qn(names[1])}) DO UPDATE SET {updated}"
         with connection.cursor() as cursor:
-            cursor.executemany(sql, self.rows)
+            if connection.vendor == "postgresql":
+                # One statement, a column per array: executemany sends a statement per row
+                # (1,600 a step), which took 94 ms a step in the write transaction, two
+                # thirds of a 100k replay's time. Each array goes as one text literal:
+                # Django's client-side binding quotes a list element by element, as slowly.
+                arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
+                cursor.execute(
+                    f"INSERT INTO {qn(table)} ({columns}) SELECT * FROM unnest({arrays}) "  # noqa: S608 (names from the model, values as parameters)
+                    f"{conflict}",
+                    [_array_literal(column) for column in zip(*self.rows, strict=True)],
+                )
+            else:
+                marks = ", ".join(["%s"] * len(names))
+                cursor.executemany(
+                    f"INSERT INTO {qn(table)} ({columns}) VALUES ({marks}) {conflict}",  # noqa: S608 (as above)
+                    self.rows,
+                )
         seated = Seat.objects.filter(match_id=OuterRef("match_id"), player_id=OuterRef("player_id"))
         RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
+
+
+def _array_literal(values: Iterable[object]) -> str:
+    """A PostgreSQL array's text for numbers, booleans and None: str() of a float is the
+    shortest text that reads back as the same float, so nothing is rounded on the way."""
+    return "{" + ",".join("NULL" if value is None else str(value) for value in values) + "}"
 
 
 def _upcoming(position: Position, unfiling: int | None) -> list[Position]:
