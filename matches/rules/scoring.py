@@ -2,13 +2,14 @@
 names. Services' tallies, the integrity scan, the bench seed, selectors, charts, the CSV and
 JSON exports and the templates (through the brag filters) all ask here."""
 
+import functools
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.db.models import Case, IntegerField, Sum, Value, When
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import get_language, gettext, pgettext
 
 from matches.rules.limits import MAX_PLAYERS
 
@@ -82,6 +83,13 @@ def points_for(mode: str, place: int | None) -> int | None:
 
 def place_label(mode: str, place: int) -> str:
     """A finished place in words: "4th" at a ranked table; "winner" or "out" otherwise."""
+    return _place_label(get_language(), mode, place)
+
+
+# A board shows a few of these per tap, and humanize's ordinal looks up three translations
+# for each: kept per language (the catalogues do not change while a process runs).
+@functools.lru_cache(maxsize=512)
+def _place_label(language: str | None, mode: str, place: int) -> str:
     shown = shown_place(mode, place)
     if shown is None:
         return gettext("out")
