@@ -381,7 +381,7 @@ def _seats_with_match(table: Table, named: _Named, player_id: int) -> tuple[Matc
     number (a tablet that played on offline never saw its id) is the one filed or open
     under that number; one named by the crowning before it is the match that crowning
     opened, whatever its number."""
-    query = Seat.objects.select_related("player", "match__first_dealer").order_by("position")
+    query = Seat.objects.select_related("player", "match").order_by("position")
     if named.match_id is not None:
         seats = list(query.filter(match_id=named.match_id))
     elif named.after_key is not None:
@@ -414,6 +414,9 @@ def _seats_with_match(table: Table, named: _Named, player_id: int) -> tuple[Matc
     match = seats[0].match
     for seat in seats:
         seat.match = match  # one instance: the board reads the status this tap sets
+        if seat.player_id == match.first_dealer_id:
+            # The first dealer is seated: their row came with the seats (a join the less).
+            match.first_dealer = seat.player
     if match.table_id != table.pk:
         raise RuleError(WRONG_TABLE, code=Refusal.WRONG_TABLE)
     if named.number is not None and match.number != named.number:
