@@ -37,6 +37,7 @@ from django.db.models import Exists, F, Field, Max, OuterRef, Q, QuerySet, Subqu
 from django.dispatch import Signal
 from django.utils import timezone
 
+from matches.core.rows import unnest_rows
 from matches.core.stamp import standings_changed
 from matches.models import (
     Match,
@@ -594,15 +595,12 @@ class _Rerated:
         conflict = f"ON CONFLICT ({qn(names[0])}, {qn(names[1])}) DO UPDATE SET {updated}"
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql":
-                # One statement, a column per array: executemany sends a statement per row
-                # (1,600 a step), which took 94 ms a step in the write transaction, two
-                # thirds of a 100k replay's time. Each array goes as one text literal:
-                # Django's client-side binding quotes a list element by element, as slowly.
-                arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
+                # executemany sent a statement per row (1,600 a step), which took 94 ms of
+                # each step's write transaction, two thirds of a 100k replay's time.
+                source, arrays = unnest_rows(RatingChange, UPSERT_COLUMNS, self.rows)
                 cursor.execute(
-                    f"INSERT INTO {qn(table)} ({columns}) SELECT * FROM unnest({arrays}) "  # noqa: S608 (names from the model, values as parameters)
-                    f"{conflict}",
-                    [_array_literal(column) for column in zip(*self.rows, strict=True)],
+                    f"INSERT INTO {qn(table)} ({columns}) SELECT * FROM {source} {conflict}",  # noqa: S608 (names from the model, values as parameters)
+                    arrays,
                 )
             else:
                 marks = ", ".join(["%s"] * len(names))
@@ -612,12 +610,6 @@ class _Rerated:
                 )
         seated = Seat.objects.filter(match_id=OuterRef("match_id"), player_id=OuterRef("player_id"))
         RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
-
-
-def _array_literal(values: Iterable[object]) -> str:
-    """A PostgreSQL array's text for numbers, booleans and None: str() of a float is the
-    shortest text that reads back as the same float, so nothing is rounded on the way."""
-    return "{" + ",".join("NULL" if value is None else str(value) for value in values) + "}"
 
 
 def _upcoming(position: Position, unfiling: int | None) -> list[Position]:

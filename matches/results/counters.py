@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 from django.db import connection, models
 
+from matches.core.rows import unnest_rows
+
 
 def count_rows(
     model: type[models.Model],
@@ -25,12 +27,20 @@ def count_rows(
     with connection.cursor() as cursor:
         if sign > 0:
             columns = ", ".join(qn(column) for column in (*keys, *counts))
-            values = ", ".join(["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows))
             sums = ", ".join(f"{qn(c)} = {table}.{qn(c)} + excluded.{qn(c)}" for c in counts)
+            if connection.vendor == "postgresql":
+                # A crowning of ten players is 90 pairs, 450 parameters as VALUES.
+                source, params = unnest_rows(model, (*keys, *counts), rows)
+                source = f"SELECT * FROM {source}"  # noqa: S608 (names from the model, values as parameters)
+            else:
+                source = "VALUES " + ", ".join(
+                    ["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows)
+                )
+                params = [value for row in rows for value in row]
             cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES {values} "  # noqa: S608 (names from the model, values as parameters)
+                f"INSERT INTO {table} ({columns}) {source} "
                 f"ON CONFLICT ({', '.join(qn(k) for k in keys)}) DO UPDATE SET {sums}",
-                [value for row in rows for value in row],
+                params,
             )
             return
         # An upsert's insert half would be checked as a negative row: subtract in place.
