@@ -2,7 +2,7 @@
 thousands of rows, where building and preparing instances costs ten times what the database
 does. No save(), no signals, no auto_now: the caller gives every value that matters."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, cast
 
 from django.db import connection
@@ -48,9 +48,12 @@ def unnest_rows(
     return f"unnest({arrays})", [_array_literal(column) for column in zip(*rows, strict=True)]
 
 
-def _array_literal(values: Iterable[object]) -> str:
-    # Numbers, booleans and None: str() of a float is the shortest text that reads back as
-    # the same float, so nothing is rounded on the way.
+def _array_literal(values: Sequence[object]) -> str:
+    # Numbers, booleans, dates and None, whose text needs no quoting in an array (a column
+    # holds one type: its first value tells). str() of a float is the shortest text that
+    # reads back as the same float, so nothing is rounded on the way.
+    if isinstance(next((value for value in values if value is not None), None), (str, bytes)):
+        raise TypeError("unnest_rows takes no text columns: their values would need quoting")
     return "{" + ",".join("NULL" if value is None else str(value) for value in values) + "}"
 
 

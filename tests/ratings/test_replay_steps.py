@@ -404,3 +404,39 @@ class TestAStepRacedByAWrite:
         assert self._step_raced_by(merge, monkeypatch) == (Step.MOVED, 0)
         merge_names(league, "Bobby", "Bob")
         settle_and_check(client, league, owner="a")
+
+
+class TestAStepsWrite:
+    """A step writes its rows in one statement (on PostgreSQL an unnest of text arrays):
+    every float comes back bit for bit, and a missing value stays missing."""
+
+    AWKWARD = [0.1 + 0.2, 1 / 3, 25.000000000000004, 8.333333333333334e-17, 1e300, -2.5]
+
+    def test_every_value_reads_back_exactly(self, manual, host):
+        league = League()
+        front = make_table(host=host, players=ROSTER, name="Front")
+        match = play_out(front, ["Dee", "Cy", "Bob"], league)
+        seats = list(match.seats.order_by("position").values_list("player_id", "place"))
+        rows = []
+        for index, (player, place) in enumerate(seats):
+            mu = self.AWKWARD[index]
+            first = index % 2 == 0  # their first match: no rating before it, no best place
+            rows.append(
+                (match.pk, player, None if first else mu / 7, None if first else 1 / 9, mu,
+                 abs(mu) / 3 + 1e-9, place, bool(index % 2), index + 1, index, index + 2,
+                 None if first else place)
+            )  # fmt: skip
+        replay._Rerated(1, None, [match.pk], rows, []).write()
+        stored = list(
+            RatingChange.objects.filter(match=match)
+            .order_by("player_id")
+            .values_list(*replay.UPSERT_COLUMNS)
+        )
+        assert stored == sorted(rows, key=lambda row: row[1])
+
+    def test_text_is_refused_rather_than_sent_unquoted(self):
+        from matches.core.rows import unnest_rows
+        from matches.models import Player
+
+        with pytest.raises(TypeError, match="no text columns"):
+            unnest_rows(Player, ["name"], [("Ann, Bob",)])
