@@ -770,7 +770,7 @@ KEPT_TAP_QUERIES = TAP_QUERIES - 2
 # (the one undone and the one its Undo button names next: 1), the match's seats (1), the
 # seat and the tap (2). The answer is built from those rows: no read after.
 UNDO_QUERIES = KEPT_TAP_QUERIES + 1
-# The crowning also saves the winner's seat and the match, bumps the league stamp (2), adds
+# The crowning also saves the winner's seat and the match, bumps the league stamp (1), adds
 # the match to the day's tally and the all-time total (one upsert each: 2), looks up the first dealer a discarded
 # match of that number had (1), opens the next match and seats (2); the crowning also rates
 # the match (is any match filed later, the players' ratings, their rating changes, their new
@@ -778,7 +778,7 @@ UNDO_QUERIES = KEPT_TAP_QUERIES + 1
 # each: 2) and in the players' running totals (the rows from its day on, then the day's row
 # for a player without one: 2). The board is built from the rows written, with no more
 # reads than a plain tap.
-CROWNING_QUERIES = 27
+CROWNING_QUERIES = 26
 # A retried tap: its transaction bumps the version, reads the match and seats, finds the
 # player out, looks the key up and rolls back (savepoint, rollback and release under test:
 # 6); the replay reads the match's table (1); then the board from one snapshot, as any read
