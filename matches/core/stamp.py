@@ -53,8 +53,8 @@ def standings_changed() -> None:
     unfiled, a player renamed or merged, a table launched, renamed or closed.
     The row update also locks the stamp until the transaction ends: writes that must happen
     league-wide in order (filing with its ratings, seasons) take their turn on it."""
-    # The row exists but in a database nothing has been written to yet: one statement for
-    # every write that moves it (a crowning was 27 round trips on PostgreSQL, two of them here).
+    # The row is missing only from a database nothing was ever written to: the update alone
+    # is one round trip for every write that moves it (a crowning had two here).
     if StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1):
         return
     StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
