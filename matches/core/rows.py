@@ -39,13 +39,14 @@ def rows_insert(model: type[Model], rows: list[dict[str, Any]]) -> None:
 def unnest_rows(
     model: type[Model], names: Sequence[str], rows: Sequence[Sequence[object]]
 ) -> tuple[str, list[str]]:
-    """PostgreSQL: rows as "unnest(%s::type[], ...)" and its parameters, one array per
-    column, for an INSERT ... SELECT * FROM it. One statement whatever the rows: as many
+    """PostgreSQL: rows as "SELECT * FROM unnest(%s::type[], ...)" and its parameters, one
+    array per column, for an INSERT to take. One statement whatever the rows: as many
     rows in VALUES or executemany cost Django's client-side binding a quoted parameter
     each, most of such a write's time. Each array goes as one text literal."""
     fields = [cast(Field, model._meta.get_field(name)) for name in names]
     arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
-    return f"unnest({arrays})", [_array_literal(column) for column in zip(*rows, strict=True)]
+    source = f"SELECT * FROM unnest({arrays})"  # noqa: S608 (types from the model, values as parameters)
+    return source, [_array_literal(column) for column in zip(*rows, strict=True)]
 
 
 def _array_literal(values: Sequence[object]) -> str:

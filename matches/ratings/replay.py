@@ -599,7 +599,7 @@ class _Rerated:
                 # each step's write transaction, two thirds of a 100k replay's time.
                 source, arrays = unnest_rows(RatingChange, UPSERT_COLUMNS, self.rows)
                 cursor.execute(
-                    f"INSERT INTO {qn(table)} ({columns}) SELECT * FROM {source} {conflict}",  # noqa: S608 (names from the model, values as parameters)
+                    f"INSERT INTO {qn(table)} ({columns}) {source} {conflict}",
                     arrays,
                 )
             else:

@@ -31,7 +31,6 @@ def count_rows(
             if connection.vendor == "postgresql":
                 # A crowning of ten players is 90 pairs, 450 parameters as VALUES.
                 source, params = unnest_rows(model, (*keys, *counts), rows)
-                source = f"SELECT * FROM {source}"  # noqa: S608 (names from the model, values as parameters)
             else:
                 source = "VALUES " + ", ".join(
                     ["(" + ", ".join(["%s"] * len(rows[0])) + ")"] * len(rows)

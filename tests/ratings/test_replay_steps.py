@@ -14,7 +14,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.models import PlayerRating, RatingChange, RatingsReplay
+from matches.core.rows import unnest_rows
+from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
 from matches.play import services
 from matches.ratings import replay, worker
 from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
@@ -435,8 +436,5 @@ class TestAStepsWrite:
         assert stored == sorted(rows, key=lambda row: row[1])
 
     def test_text_is_refused_rather_than_sent_unquoted(self):
-        from matches.core.rows import unnest_rows
-        from matches.models import Player
-
         with pytest.raises(TypeError, match="no text columns"):
             unnest_rows(Player, ["name"], [("Ann, Bob",)])
