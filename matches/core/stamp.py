@@ -87,7 +87,9 @@ def tables_bump(*, table_ids: Iterable[int] = (), player_ids: Iterable[int] = ()
     ids = set(table_ids)
     if players:
         seated_at = Seat.objects.filter(player_id__in=players).values_list("match__table_id")
-        ids.update(table_id for (table_id,) in seated_at.distinct())
+        # order_by(): the seats' default ordering would join the tables and make every
+        # seat distinct, where only the table ids are wanted.
+        ids.update(table_id for (table_id,) in seated_at.order_by().distinct())
     if ids:
         Table.objects.filter(pk__in=sorted(ids)).update(version=F("version") + 1)
 
