@@ -1,8 +1,10 @@
-"""Counters the services keep per key (a pair of players, a player's night): one upsert adds
-a filed match's counts, one UPDATE per row takes them back. Shared by head_to_head.py and
-player_nights.py, whose rows differ only in their key and count columns."""
+"""Counters the services keep per key (a pair of players, a player's night, a player's day at
+a table): one upsert adds a filed match's counts, one UPDATE per row takes them back, and a
+merge adds one player's counters to another's. Shared by the aggregates whose rows differ
+only in their key and count columns."""
 
 from collections.abc import Sequence
+from typing import cast
 
 from django.db import connection, models
 
@@ -53,3 +55,44 @@ def count_rows(
     model._default_manager.filter(
         **{f"{first_key}__in": sorted({row[0] for row in rows})}, **{counts[0]: 0}
     ).delete()
+
+
+def counts_merge(
+    model: type[models.Model],
+    *,
+    owner: str,
+    keep_id: int,
+    drop_id: int,
+    keys: tuple[str, ...],
+    counts: Sequence[str],
+) -> None:
+    """Add drop's counters to keep's, owner being the field that names the player: a row
+    with the same other keys (table, day, opponent) adds up, the rest move. Exact only for
+    two players who never shared a match, as a merge requires.
+
+    Three statements in plain SQL (UPDATE ... FROM: SQLite 3.33+, PostgreSQL): bulk_update's
+    CASE per row took 4 s of Python for two careers of 3,000 matches (loadtest --replay), and
+    counting a merged pair's head-to-head afresh took 90 ms of a merge on PostgreSQL."""
+    qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+
+    def column(name: str) -> str:
+        # A concrete field always has a column (the stubs allow None for any field).
+        return qn(cast("str", cast("models.Field", model._meta.get_field(name)).column))
+
+    player = column(owner)
+    added = ", ".join(f"{column(c)} = {table}.{column(c)} + d.{column(c)}" for c in counts)
+    same = " AND ".join(f"{table}.{column(key)} = d.{column(key)}" for key in keys)
+    same_as_keep = " AND ".join(f"k.{column(key)} = {table}.{column(key)}" for key in keys)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {added} FROM {table} d "  # noqa: S608 (names from the model, values as parameters)
+            f"WHERE {table}.{player} = %s AND d.{player} = %s AND {same}",
+            [keep_id, drop_id],
+        )
+        cursor.execute(
+            f"DELETE FROM {table} WHERE {player} = %s AND EXISTS ("  # noqa: S608 (as above)
+            f"SELECT 1 FROM {table} k WHERE k.{player} = %s AND {same_as_keep})",
+            [drop_id, keep_id],
+        )
+        cursor.execute(f"UPDATE {table} SET {player} = %s WHERE {player} = %s", [keep_id, drop_id])  # noqa: S608 (as above)

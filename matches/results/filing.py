@@ -7,10 +7,12 @@ checking covers it."""
 from collections.abc import Callable, Sequence
 
 from matches.core.stamp import standings_changed
-from matches.models import Match, Seat, Table
+from matches.models import AllTimeTotal, DailyTally, Match, Seat, Table
 from matches.ratings import replay
 from matches.results import head_to_head, player_nights, running_totals, tallies
+from matches.results.counters import counts_merge
 from matches.rules.nights import night_of
+from matches.rules.scoring import COUNT_FIELDS
 
 
 def match_file(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
@@ -74,6 +76,20 @@ def players_recount(*, player_ids: Sequence[int]) -> None:
     head_to_head.pairs_refresh(player_ids=player_ids)
     player_nights.nights_refresh(player_ids=player_ids)
     running_totals.running_refresh(player_ids=player_ids)
+
+
+def players_merged(*, keep_id: int, drop_id: int) -> None:
+    """After a merge moved drop's seats to keep: drop's tallies, totals and head-to-head
+    pairs add to keep's (the two never shared a match, so every count is a sum), and keep's
+    nights and running totals are counted afresh (a night of each is one night now, with
+    one best). The ratings are the caller's: they are replayed."""
+    for model, keys in ((DailyTally, ("table", "day")), (AllTimeTotal, ("table",))):
+        counts_merge(
+            model, owner="player", keep_id=keep_id, drop_id=drop_id, keys=keys, counts=COUNT_FIELDS
+        )
+    head_to_head.pairs_merge(keep_id=keep_id, drop_id=drop_id)
+    player_nights.nights_refresh(player_ids=[keep_id, drop_id])
+    running_totals.running_refresh(player_ids=[keep_id, drop_id])
 
 
 def league_recount(*, progress: Callable[[str, int, int], None] | None = None) -> dict[str, int]:

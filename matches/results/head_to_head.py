@@ -13,7 +13,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from matches.models import HeadToHead, Match, Player, Seat, Table
-from matches.results.counters import count_rows
+from matches.results.counters import count_rows, counts_merge
 from matches.rules import scoring
 from matches.rules.names import shown_player_name
 
@@ -169,6 +169,26 @@ def pairs_refresh(*, player_ids: Sequence[int]) -> None:
     HeadToHead.objects.bulk_create(
         HeadToHead(player_id=p, opponent_id=o, matches=m, ahead=a, behind=b)
         for (p, o), (m, a, b) in rows.items()
+    )
+
+
+def pairs_merge(*, keep_id: int, drop_id: int) -> None:
+    """Add drop's pairs to keep's, both ways round (after a merge: the two never met)."""
+    counts_merge(
+        HeadToHead,
+        owner="player",
+        keep_id=keep_id,
+        drop_id=drop_id,
+        keys=("opponent",),
+        counts=PAIR_COUNTS,
+    )
+    counts_merge(
+        HeadToHead,
+        owner="opponent",
+        keep_id=keep_id,
+        drop_id=drop_id,
+        keys=("player",),
+        counts=PAIR_COUNTS,
     )
 
 
