@@ -203,11 +203,21 @@ class Match(models.Model):
 class Seat(models.Model):
     """A player seated in a match, in clockwise order, with the place they finished."""
 
+    # No index of their own: the unique (match, player) and the (player, match) index lead
+    # with them. A merge moves thousands of seats, and every index is written for each.
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="seats", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="seats",
+        verbose_name=_("match"),
+        db_index=False,
     )
     player = models.ForeignKey(
-        Player, on_delete=models.PROTECT, related_name="seats", verbose_name=_("player")
+        Player,
+        on_delete=models.PROTECT,
+        related_name="seats",
+        verbose_name=_("player"),
+        db_index=False,
     )
     position = models.PositiveSmallIntegerField(_("seat"))
     # Null while standing; set by the tap that knocks the player out, or to 1 by the crowning.
@@ -252,11 +262,15 @@ class Tap(models.Model):
     # The client's idempotency key: a request sent twice carries the same key and is
     # answered with the first one's result instead of being applied again.
     key = models.UUIDField(_("idempotency key"), unique=True)
+    # The hosts' columns have no index: a tap is only ever found by its match, player or key,
+    # and a merge moves thousands of taps, writing every index again for each. Deleting a
+    # host, the one thing that looks taps up by host (PROTECT), reads the table instead.
     tapped_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
         related_name="+",
         verbose_name=_("tapped by"),
+        db_index=False,
     )
     # The host whose tablet queued the tap while offline, when another host's session sent
     # it (NULL: queued and sent by the same host, or tapped online).
@@ -267,6 +281,7 @@ class Tap(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("queued by"),
+        db_index=False,
     )
     tapped_at = models.DateTimeField(_("tapped at"), auto_now_add=True)
     undone_at = models.DateTimeField(_("undone at"), null=True, blank=True)
@@ -277,6 +292,7 @@ class Tap(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("undone by"),
+        db_index=False,
     )
     # As queued_by, for the undo.
     undo_queued_by = models.ForeignKey(
@@ -286,6 +302,7 @@ class Tap(models.Model):
         blank=True,
         related_name="+",
         verbose_name=_("undo queued by"),
+        db_index=False,
     )
 
     class Meta:
