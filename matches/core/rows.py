@@ -36,6 +36,38 @@ def rows_insert(model: type[Model], rows: list[dict[str, Any]]) -> None:
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values))  # noqa: S608 (names from the model, values as parameters)
 
 
+def rows_upsert(
+    model: type[Model],
+    names: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    keys: Sequence[str],
+) -> None:
+    """Insert rows of values for the fields names (numbers, booleans, dates or None: see
+    unnest_rows), or where a row with the same keys exists, set its other fields. One
+    statement on PostgreSQL; one executemany on SQLite, whose statements cost no binding
+    in Python. No model instances: bulk_create's cost a crowning about a millisecond."""
+    if not rows:
+        return
+    qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+    # A concrete field always has a column (the stubs allow None for any field).
+    columns = [qn(cast(str, cast(Field, model._meta.get_field(name)).column)) for name in names]
+    key_columns = {qn(cast(str, cast(Field, model._meta.get_field(k)).column)) for k in keys}
+    updated = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in key_columns)
+    into = f"INSERT INTO {table} ({', '.join(columns)})"
+    conflict = (
+        f"ON CONFLICT ({', '.join(c for c in columns if c in key_columns)}) DO UPDATE SET {updated}"
+    )
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            source, arrays = unnest_rows(model, names, rows)
+            cursor.execute(f"{into} {source} {conflict}", arrays)
+        else:
+            marks = ", ".join(["%s"] * len(columns))
+            cursor.executemany(f"{into} VALUES ({marks}) {conflict}", cast(Any, rows))
+
+
 def unnest_rows(
     model: type[Model], names: Sequence[str], rows: Sequence[Sequence[object]]
 ) -> tuple[str, list[str]]:

@@ -33,11 +33,11 @@ from typing import cast
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, Field, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet, Subquery
 from django.dispatch import Signal
 from django.utils import timezone
 
-from matches.core.rows import unnest_rows
+from matches.core.rows import rows_upsert
 from matches.core.stamp import standings_changed
 from matches.models import (
     Match,
@@ -169,42 +169,28 @@ def _career(change: "RatingChange | StoredChange") -> Career:
     return Career(change.number, change.run, change.longest_run, change.best_place)
 
 
-def _set_career(change: "RatingChange | StoredChange", career: Career) -> None:
-    change.number, change.run, change.longest_run, change.best_place = career
-
-
 def _change(
     match_id: int, player: int, place: int, ranked: bool, before: State, after: RatedState
-) -> RatingChange:
+) -> tuple:
+    """A rating change as a row of UPSERT_COLUMNS."""
     mu_before, sigma_before = before[0] or (None, None)
-    change = RatingChange(
-        match_id=match_id,
-        player_id=player,
-        mu_before=mu_before,
-        sigma_before=sigma_before,
-        mu=after[0][0],
-        sigma=after[0][1],
-        place=place,
-        ranked=ranked,
-    )
-    _set_career(change, after[1])
-    return change
+    (mu, sigma), career = after
+    return (
+        match_id, player, mu_before, sigma_before, mu, sigma, place, ranked,
+        career.number, career.run, career.longest, career.best,
+    )  # fmt: skip
 
 
-def _rating_row(player: int, state: State) -> PlayerRating:
+RATING_COLUMNS = ("player_id", "mu", "sigma", "matches", "run", "longest_run", "best_place")
+
+
+def _rating_row(player: int, state: State) -> tuple:
+    """A player's latest rating and career as a row of RATING_COLUMNS."""
     rating, career = state
     if rating is None:  # a player has a rating from their first rated match on
         raise ValueError(f"Player #{player} has no rating to store")
     mu, sigma = rating
-    return PlayerRating(
-        player_id=player,
-        mu=mu,
-        sigma=sigma,
-        matches=career.number,
-        run=career.run,
-        longest_run=career.longest,
-        best_place=career.best,
-    )
+    return (player, mu, sigma, career.number, career.run, career.longest, career.best)
 
 
 def _store_current(states: Mapping[int, State]) -> None:
@@ -216,14 +202,10 @@ def _store_current(states: Mapping[int, State]) -> None:
     _upsert(_rating_row(p, state) for p, state in states.items() if state[1].number)
 
 
-def _upsert(rows: Iterable[PlayerRating]) -> None:
-    PlayerRating.objects.bulk_create(
-        list(rows),
-        update_conflicts=True,
-        unique_fields=["player"],
-        update_fields=["mu", "sigma", "matches", "run", "longest_run", "best_place"],
-        batch_size=BATCH,
-    )
+def _upsert(rows: Iterable[tuple]) -> None:
+    rows = list(rows)
+    for start in range(0, len(rows), BATCH):
+        rows_upsert(PlayerRating, RATING_COLUMNS, rows[start : start + BATCH], keys=["player_id"])
 
 
 def _state(rating: PlayerRating | None) -> State:
@@ -310,8 +292,11 @@ def ratings_file(*, match: Match, mode: str, seats: Sequence[Seat]) -> None:
     before = {player: _state(kept.get(player)) for player in players}
     after = rate(seating, before)
     ranked = is_ranked(mode)
-    RatingChange.objects.bulk_create(
-        [_change(match.pk, p, place, ranked, before[p], after[p]) for p, place in seating[2]]
+    rows_upsert(
+        RatingChange,
+        UPSERT_COLUMNS,
+        [_change(match.pk, p, place, ranked, before[p], after[p]) for p, place in seating[2]],
+        keys=UPSERT_KEYS,
     )
     _upsert(_rating_row(p, after[p]) for p in players)
 
@@ -568,6 +553,7 @@ UPSERT_COLUMNS = (
     "match_id", "player_id", "mu_before", "sigma_before", "mu", "sigma", "place", "ranked",
     "number", "run", "longest_run", "best_place",
 )  # fmt: skip
+UPSERT_KEYS = ("match_id", "player_id")
 
 
 @dataclass
@@ -586,28 +572,9 @@ class _Rerated:
         read first; then whatever a match keeps for a player it no longer seats (a merge)."""
         if not self.rows:
             return
-        table, qn = RatingChange._meta.db_table, connection.ops.quote_name
-        # Concrete fields all: each has its column.
-        fields = [cast("Field", RatingChange._meta.get_field(c)) for c in UPSERT_COLUMNS]
-        names = [cast("str", field.column) for field in fields]
-        columns = ", ".join(qn(name) for name in names)
-        updated = ", ".join(f"{qn(name)} = EXCLUDED.{qn(name)}" for name in names[2:])
-        conflict = f"ON CONFLICT ({qn(names[0])}, {qn(names[1])}) DO UPDATE SET {updated}"
-        with connection.cursor() as cursor:
-            if connection.vendor == "postgresql":
-                # executemany sent a statement per row (1,600 a step), which took 94 ms of
-                # each step's write transaction, two thirds of a 100k replay's time.
-                source, arrays = unnest_rows(RatingChange, UPSERT_COLUMNS, self.rows)
-                cursor.execute(
-                    f"INSERT INTO {qn(table)} ({columns}) {source} {conflict}",
-                    arrays,
-                )
-            else:
-                marks = ", ".join(["%s"] * len(names))
-                cursor.executemany(
-                    f"INSERT INTO {qn(table)} ({columns}) VALUES ({marks}) {conflict}",  # noqa: S608 (as above)
-                    self.rows,
-                )
+        # One statement on PostgreSQL: executemany sent one per row (1,600 a step), which
+        # took 94 ms of each step's write transaction, two thirds of a 100k replay's time.
+        rows_upsert(RatingChange, UPSERT_COLUMNS, self.rows, keys=UPSERT_KEYS)
         seated = Seat.objects.filter(match_id=OuterRef("match_id"), player_id=OuterRef("player_id"))
         RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
 
@@ -638,15 +605,7 @@ def _rerate(
         after = rate(seating, before)
         ranked = is_ranked(mode)
         for player, place in seats:
-            (mu_before, sigma_before), (mu, sigma) = (
-                before[player][0] or (None, None),
-                after[player][0],
-            )
-            number, run, longest, best = after[player][1]
-            step.rows.append(
-                (match, player, mu_before, sigma_before, mu, sigma, place, ranked, number,
-                 run, longest, best)
-            )  # fmt: skip
+            step.rows.append(_change(match, player, place, ranked, before[player], after[player]))
         states.update(after)
     if len(upcoming) > len(batch):
         step.last = batch[-1]
@@ -729,7 +688,7 @@ def rating_problems() -> list[str]:
                 f"Match #{match_id}: stored rating changes {found}, recomputed {wanted}"
             )
     kept = {r.player_id: _rating_row_values(r) for r in PlayerRating.objects.all()}
-    wanted_rows = {p: _rating_row_values(_rating_row(p, s)) for p, s in current.items()}
+    wanted_rows = {p: _rating_row(p, s)[1:] for p, s in current.items()}
     for player in sorted(set(kept) | set(wanted_rows)):
         if kept.get(player) != wanted_rows.get(player):
             problems.append(
@@ -740,4 +699,5 @@ def rating_problems() -> list[str]:
 
 
 def _rating_row_values(row: PlayerRating) -> tuple:
+    """A stored rating as _rating_row's values after the player."""
     return (row.mu, row.sigma, row.matches, row.run, row.longest_run, row.best_place)
