@@ -7,11 +7,12 @@ Per process, and safe with any number of processes: the key names the state in t
 database (the restore epoch, the stamp's version) and the night, never "the latest"."""
 
 import datetime
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from matches.core.kept import Kept
 from matches.core.stamp import Stamped
-from matches.models import Match
+from matches.models import Match, Seat, Table
 from matches.play import selectors, tonight
 from matches.rules.nights import night_start
 
@@ -25,19 +26,43 @@ class Filed:
     recent: list[Match]
 
 
-def filed(*, stamped: Stamped, now: datetime.datetime, kept_ok: bool = True) -> Filed:
+def _key(stamped: Stamped, now: datetime.datetime) -> tuple:
+    return (stamped.table.pk, stamped.epoch, stamped.league, night_start(now))
+
+
+def _read(table: Table, now: datetime.datetime) -> Filed:
+    return Filed(
+        tonight=tonight.table_tonight(table=table, now=now),
+        recent=selectors.recent_filed(table=table),
+    )
+
+
+def filed(*, stamped: Stamped, now: datetime.datetime) -> Filed:
     """The table's filed results for its board at now. stamped carries the restore epoch and
-    the stamp's version the table was read or written with (core.stamp). With kept_ok False
-    (a crowning in this transaction has just filed a match and moved the stamp), they are
-    read afresh and not kept."""
-    table = stamped.table
-    key = (table.pk, stamped.epoch, stamped.league, night_start(now))
-    found = kept.get(key) if kept_ok else None
+    the stamp's version the table was read or written with (core.stamp)."""
+    key = _key(stamped, now)
+    found = kept.get(key)
     if found is None:
-        found = Filed(
-            tonight=tonight.table_tonight(table=table, now=now),
-            recent=selectors.recent_filed(table=table),
-        )
-        if kept_ok:
-            kept.put(key, found)
+        found = _read(stamped.table, now)
+        kept.put(key, found)
     return found
+
+
+def filed_with(
+    *, stamped: Stamped, now: datetime.datetime, match: Match, seats: Sequence[Seat]
+) -> Filed:
+    """A crowning's answer, in its transaction: the table's filed results with match, which
+    it has just filed (winner set; seats: its seats, places set, players loaded). From what
+    this process kept at the stamp the crowning locked the table at (usually the tap before
+    it read them), plus the match: the same rows as reading them again, which happens when
+    nothing was kept. Not kept itself: the crowning moved the stamp on."""
+    before = kept.get(_key(stamped, now))
+    if before is None or match.filed_at is None or match.filed_at < night_start(now):
+        # (A crowning filed just before noon would count tonight on the night just ended.)
+        return _read(stamped.table, now)
+    return Filed(
+        tonight=tonight.tonight_with(
+            mode=stamped.table.mode, rows=before.tonight, match=match, seats=seats
+        ),
+        recent=selectors.recent_with(before.recent, match),
+    )

@@ -1,7 +1,7 @@
 """Reads that span relations. Each runs a fixed number of queries, however long the table's
 history: the table page and its polling stay cheap all season."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, TypedDict, cast
@@ -66,6 +66,11 @@ def _filed_with_winners(table: Table):
 def recent_filed(*, table: Table) -> list[Match]:
     """The table's latest filed matches with their winners, newest first (one query)."""
     return list(_filed_with_winners(table).order_by("-number")[:RECENT_MATCHES])
+
+
+def recent_with(recent: Sequence[Match], match: Match) -> list[Match]:
+    """recent_filed's list as it reads once match (just filed, winner set) is filed too."""
+    return sorted([match, *recent], key=lambda m: -m.number)[:RECENT_MATCHES]
 
 
 def table_board(*, table: Table, for_host: bool = False, last_result: bool = False) -> Board:

@@ -500,8 +500,10 @@ def _match_eliminate(
             table=table, number=match.number + 1, players=[s.player for s in seats]
         )
     now = timezone.now()
-    # A crowning has just changed what the table filed (and moved the stamp): read afresh.
-    filed = filings.filed(stamped=stamped, now=now, kept_ok=next_match is None)
+    if next_match is None:
+        filed = filings.filed(stamped=stamped, now=now)
+    else:  # a crowning has just filed the match (and moved the stamp)
+        filed = filings.filed_with(stamped=stamped, now=now, match=match, seats=seats)
     board = selectors.board_after_tap(
         table=table,
         tap=tap,

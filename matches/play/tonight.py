@@ -3,8 +3,9 @@ leads without leaving the table page or the TV. A pub night runs from the aftern
 the small hours, so a night starts at noon local time rather than at midnight."""
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from django.db.models import Count
 
@@ -69,19 +70,31 @@ def _person(row: dict) -> Player:
     )
 
 
+# Per player: [person, played, wins, points, seconds, thirds].
+Totals = dict[int, list]
+
+
+def _add(totals: Totals, player_id: int, person: Player, mode: str, place: int, n: int) -> None:
+    counts = place_counts(mode, place)
+    total = totals.setdefault(player_id, [person, 0, 0, 0, 0, 0])
+    total[1] += n * counts.played
+    total[2] += n * counts.wins
+    total[3] += n * counts.points
+    total[4] += n * counts.seconds
+    total[5] += n * counts.thirds
+
+
 def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
+    totals: Totals = {}
+    for row in rows:
+        _add(totals, row["player_id"], _person(row), mode, row["place"], row["n"])
+    return _sorted(mode, totals)
+
+
+def _sorted(mode: str, totals: Totals) -> list[TonightRow]:
     """Ranked: points, then wins, 2nds, 3rds; winner takes all: wins. Then fewer played, then
     name. Every player level with the first on all but the name leads (shares the crown)."""
     ranked = is_ranked(mode)
-    totals: dict[int, list] = {}
-    for row in rows:
-        counts = place_counts(mode, row["place"])
-        total = totals.setdefault(row["player_id"], [_person(row), 0, 0, 0, 0, 0])
-        total[1] += row["n"] * counts.played
-        total[2] += row["n"] * counts.wins
-        total[3] += row["n"] * counts.points
-        total[4] += row["n"] * counts.seconds
-        total[5] += row["n"] * counts.thirds
     result = sorted(
         (
             TonightRow(
@@ -106,6 +119,21 @@ def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
 def table_tonight(*, table: Table, now: datetime.datetime | None = None) -> list[TonightRow]:
     """Tonight's totals at a table, leader first (one query)."""
     return _ordered(table.mode, list(_rows([table.pk], now)))
+
+
+def tonight_with(
+    *, mode: str, rows: Sequence[TonightRow], match: Match, seats: Sequence[Seat]
+) -> list[TonightRow]:
+    """Tonight's totals as table_tonight read them (rows), with one more match of tonight
+    counted: match, just filed, and its seats (places set, players loaded). The same rows as
+    reading them again, without the read."""
+    totals: Totals = {
+        row.player_id: [row.person, row.played, row.wins, row.points or 0, row.seconds, row.thirds]
+        for row in rows
+    }
+    for seat in seats:
+        _add(totals, seat.player_id, seat.player, mode, cast("int", seat.place), 1)
+    return _sorted(mode, totals)
 
 
 def tonight_leaders(

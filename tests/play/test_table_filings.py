@@ -3,6 +3,7 @@ the process read at the same stamp, table and night: they must show exactly what
 would, after a crowning, an undo of one, a rename and a new night."""
 
 import datetime
+import random
 import re
 from unittest import mock
 
@@ -10,14 +11,21 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from matches.models import Player, Tap
+from matches.models import Player, Table, Tap
 from matches.play import filings as table_filings
 from matches.play import services
 from matches.results import players as player_records
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
-from tests.factories import make_table, tap
-from tests.web.test_views import HTMX, KEPT_TAP_QUERIES, UNDO_QUERIES, button_names, tap_form
+from tests.factories import make_table, open_match, tap
+from tests.web.test_views import (
+    HTMX,
+    KEPT_CROWNING_QUERIES,
+    KEPT_TAP_QUERIES,
+    UNDO_QUERIES,
+    button_names,
+    tap_form,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -183,3 +191,62 @@ class TestUndoAPlainTap:
         poll = host_client.get(reverse("matches:table", args=[table.pk]), **HTMX)
         assert poll["ETag"] == response["X-Board-ETag"]
         assert board_without_tokens(poll.content.decode()) == board_without_tokens(html)
+
+
+def read_afresh(table) -> table_filings.Filed:
+    """What a read of the table's filed results finds now (nothing kept)."""
+    return table_filings._read(table, timezone.now())
+
+
+def as_compared(filed) -> tuple:
+    """Every field of tonight's rows (the person by id and name) and the filed matches."""
+    rows = [
+        (r.player_id, r.person.name, r.played, r.wins, r.points, r.seconds, r.thirds, r.leads)
+        for r in filed.tonight
+    ]
+    return rows, [(m.pk, m.number, m.winner_id, m.filed_at) for m in filed.recent]
+
+
+class TestCrowningFromKept:
+    """A crowning after a plain tap answers from what that tap read plus the match it files:
+    exactly what a fresh read shows, with two reads fewer."""
+
+    @pytest.mark.parametrize("mode", [Table.Mode.RANKED, Table.Mode.WINNER_TAKES_ALL])
+    def test_every_crowning_of_a_night_equals_a_fresh_read(self, mode):
+        # Twelve matches: leads change hands, players level, a newcomer to the night's
+        # totals (Fay sits out the first match), more matches than the board lists.
+        table = make_table(players=["Alice", "Ben", "Cara", "Dev", "Eve"], mode=mode)
+        rng = random.Random(21)
+        for number in range(1, 13):
+            if number == 2:
+                services.match_set_roster(
+                    table_id=table.pk,
+                    match_id=open_match(table).pk,
+                    player_names=["Alice", "Ben", "Cara", "Dev", "Eve", "Fay"],
+                    by=table.created_by,
+                )
+            match = open_match(table)
+            standing = [s.player.name for s in match.seats.select_related("player")]
+            order = rng.sample(standing, len(standing))
+            for name in order[:-2]:
+                tap(table, name)  # plain taps: the last one keeps the filings
+            if number == 5:
+                table_filings.kept.clear()  # this crowning reads afresh
+            crowned = tap(table, order[-2])
+            assert crowned.next_match is not None
+            got = as_compared(table_filings.Filed(crowned.tonight, crowned.board.recent))
+            assert got == as_compared(read_afresh(table)), f"match {number}"
+
+    def test_a_kept_crowning_reads_nothing_filed(self, host_client, django_assert_num_queries):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        post_tap(host_client, table, "Ben")
+        post_tap(host_client, table, "Alice")
+        form = tap_form(table, "Dev")
+        with django_assert_num_queries(KEPT_CROWNING_QUERIES):
+            crowned = post_tap(host_client, table, "Dev", form)  # match 2: Cara 3, Dev 2
+        assert filed_list(crowned) == [("2", "Cara"), ("1", "Dev")]
+        expected = [("Cara", "5"), ("Dev", "5"), ("Alice", "2"), ("Ben", "0")]
+        assert tonight_rows(crowned) == expected
+        assert tonight_rows(fresh(table)) == expected
