@@ -174,22 +174,11 @@ def pairs_refresh(*, player_ids: Sequence[int]) -> None:
 
 def pairs_merge(*, keep_id: int, drop_id: int) -> None:
     """Add drop's pairs to keep's, both ways round (after a merge: the two never met)."""
-    counts_merge(
-        HeadToHead,
-        owner="player",
-        keep_id=keep_id,
-        drop_id=drop_id,
-        keys=("opponent",),
-        counts=PAIR_COUNTS,
-    )
-    counts_merge(
-        HeadToHead,
-        owner="opponent",
-        keep_id=keep_id,
-        drop_id=drop_id,
-        keys=("player",),
-        counts=PAIR_COUNTS,
-    )
+    for owner, other in (("player", "opponent"), ("opponent", "player")):
+        counts_merge(
+            HeadToHead, owner=owner, keep_id=keep_id, drop_id=drop_id, keys=(other,),
+            counts=PAIR_COUNTS,
+        )  # fmt: skip
 
 
 @transaction.atomic
