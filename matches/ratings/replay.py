@@ -569,7 +569,8 @@ class _Rerated:
 
     def write(self) -> None:
         """One upsert for every row, keyed on (match, player), so nothing stored has to be
-        read first; then whatever a match keeps for a player it no longer seats (a merge)."""
+        read first; then whatever a match keeps for a player it no longer seats (its seating
+        changed since those rows were written)."""
         if not self.rows:
             return
         # One statement on PostgreSQL: executemany sent one per row (1,600 a step), which
