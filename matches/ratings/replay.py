@@ -203,9 +203,8 @@ def _store_current(states: Mapping[int, State]) -> None:
 
 
 def _upsert(rows: Iterable[tuple]) -> None:
-    rows = list(rows)
-    for start in range(0, len(rows), BATCH):
-        rows_upsert(PlayerRating, RATING_COLUMNS, rows[start : start + BATCH], keys=["player_id"])
+    # One statement or one executemany whatever the rows: nothing to cut into batches.
+    rows_upsert(PlayerRating, RATING_COLUMNS, list(rows), keys=["player_id"])
 
 
 def _state(rating: PlayerRating | None) -> State:
@@ -701,4 +700,4 @@ def rating_problems() -> list[str]:
 
 def _rating_row_values(row: PlayerRating) -> tuple:
     """A stored rating as _rating_row's values after the player."""
-    return (row.mu, row.sigma, row.matches, row.run, row.longest_run, row.best_place)
+    return tuple(getattr(row, name) for name in RATING_COLUMNS[1:])

@@ -69,9 +69,9 @@ def tables_deleted(*, player_ids: Sequence[int], first_filed: replay.Position | 
 
 def players_recount(*, player_ids: Sequence[int]) -> None:
     """These players' head-to-head pairs, nights and running totals, from what is filed now
-    (after a merge, or a table deleted with its matches). Their tallies and ratings are the
-    caller's: a merge adds the tallies up and replays the ratings; a deleted table's go
-    with it."""
+    (after an undone merge, or a table deleted with its matches). Their tallies and ratings
+    are the caller's: an undone merge counts the tallies afresh and replays the ratings; a
+    deleted table's go with it. (A merge adds up instead: players_merged.)"""
     player_ids = list(player_ids)
     head_to_head.pairs_refresh(player_ids=player_ids)
     player_nights.nights_refresh(player_ids=player_ids)
