@@ -70,7 +70,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First, before anything reads the body: no multipart, nothing over the cap below.
+    # Outermost: keeps the whole stack's answer to a spectator's poll, every header every
+    # middleware below added, for the WSGI application (brag_tables.wsgi) to answer the next.
+    "matches.web.polls.SpectatorPollLearner",
+    # Before anything reads the body (the learner reads only headers): no multipart, nothing
+    # over the cap below.
     "matches.web.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "matches.web.middleware.PermissionsPolicyMiddleware",
@@ -79,9 +83,6 @@ MIDDLEWARE = [
     "matches.web.middleware.NightlyBackupMiddleware",
     # Above the session and CSRF middleware, so it sees the cookies they set on the way out.
     "matches.web.middleware.CachePrivacyMiddleware",
-    # Below everything that adds headers to every answer, above everything a spectator's 304
-    # need not run: a current poll is answered here with the headers the rest sent it before.
-    "matches.web.middleware.SpectatorPollMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "matches.web.middleware.LanguageNeutralMiddleware",
     "django.middleware.locale.LocaleMiddleware",

@@ -1580,7 +1580,7 @@ class TestOneNightOneRule:
 
 class TestAnonymousPollsCostLess:
     """Issue 21: a spectator's 304 poll cost a worker about 1 ms of CPU, most of it in layers
-    an anonymous poll does not need; it is now answered early (SpectatorPollMiddleware) with
+    an anonymous poll does not need; it is now answered early (web.polls.SpectatorPolls) with
     the whole stack's own 304, and nothing a visitor sends can make it answer anyone else."""
 
     @pytest.fixture
@@ -1635,7 +1635,9 @@ class TestAnonymousPollsCostLess:
         assert "public" in served["Cache-Control"]
         host_client.get(path, **headers)  # sets the CSRF cookie the host's tag names
         tag = host_client.get(path, **headers)["ETag"]
-        mine = host_client.get(path, HTTP_IF_NONE_MATCH=tag, **headers)
-        assert mine.status_code == 304
-        assert not fast.took_fast_path(mine)
-        assert "private" in mine["Cache-Control"]
+        cookies = {name: morsel.value for name, morsel in host_client.cookies.items()}
+        for _ in range(2):  # the first would teach, if a host's answer could be learnt
+            mine = fast.fresh_client(cookies).get(path, HTTP_IF_NONE_MATCH=tag, **headers)
+            assert mine.status_code == 304
+            assert not fast.took_fast_path(mine)
+            assert "private" in mine["Cache-Control"]

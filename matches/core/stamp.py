@@ -194,17 +194,34 @@ def stamped_table(*, table_id: int, lock: bool = False) -> Stamped | None:
     with lock, locked until the transaction ends (PostgreSQL; SQLite's IMMEDIATE
     transaction already holds the write lock). The row comes as the ORM would build it
     (Table.from_db, its converters)."""
+    row = stamped_row(table_id=table_id, lock=lock)
+    return None if row is None else stamped_from_row(row)
+
+
+def stamped_row(*, table_id: int, lock: bool = False) -> tuple | None:
+    """stamped_table's read as the database returns it, before any conversion: the same
+    row means the same Stamped (stamped_from_row), which a poll need not build again."""
     wrapper = connections[DEFAULT_DB_ALIAS]  # this thread's own connection
-    reader = _row_readers.get(wrapper)
-    if reader is None:
-        reader = _row_readers[wrapper] = _RowReader.build(wrapper)
-    sql = reader.sql
+    sql = _row_reader(wrapper).sql
     if lock and wrapper.features.has_select_for_update:
         sql += " FOR UPDATE OF t"
     with wrapper.cursor() as cursor:
         cursor.execute(sql, [table_id])
         row = cursor.fetchone()
-    return None if row is None else reader.stamped(wrapper, row)
+    return None if row is None else tuple(row)
+
+
+def stamped_from_row(row: tuple) -> Stamped:
+    """The Stamped a row of stamped_row() reads as."""
+    wrapper = connections[DEFAULT_DB_ALIAS]
+    return _row_reader(wrapper).stamped(wrapper, row)
+
+
+def _row_reader(wrapper: Any) -> _RowReader:
+    reader = _row_readers.get(wrapper)
+    if reader is None:
+        reader = _row_readers[wrapper] = _RowReader.build(wrapper)
+    return reader
 
 
 T = TypeVar("T")

@@ -13,7 +13,9 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import Http404, HttpResponse
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.loader import get_template
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
@@ -92,20 +94,48 @@ def _night(now: datetime.datetime | None = None) -> str:
     kept = _this_night
     if kept is not None and kept[0] is zone and kept[1] <= now < kept[2]:
         return kept[3]
-    start = night_start(now)
-    # Noon the next day, local time, whatever a clock change did in between.
-    end = night_start(start + datetime.timedelta(hours=36))
-    name = start.strftime("n%Y%m%d")
+    start, end, name = _night_bounds(now)
     _this_night = (zone, start, end, name)
     return name
 
 
+def _night_bounds(now: datetime.datetime) -> tuple[datetime.datetime, datetime.datetime, str]:
+    start = night_start(now)
+    # Noon the next day, local time, whatever a clock change did in between.
+    end = night_start(start + datetime.timedelta(hours=36))
+    return start, end, start.strftime("n%Y%m%d")
+
+
+# The same in the league's own time zone (settings.TIME_ZONE): (its start, the next's, name).
+_league_night: tuple | None = None
+
+
+def tonight_name() -> str:
+    """The night now in the league's time zone, as tags name it, without asking which time
+    zone is active (a fifth of a poll answered before Django): nothing in the app activates
+    another, so it is the night every tag names."""
+    global _league_night
+    now = timezone.now()
+    kept = _league_night
+    if kept is not None and kept[0] <= now < kept[1]:
+        return kept[2]
+    with timezone.override(timezone.get_default_timezone()):
+        _league_night = _night_bounds(now)
+    return _league_night[2]
+
+
 def _forget_night() -> None:
-    global _this_night
-    _this_night = None
+    global _this_night, _league_night
+    _this_night = _league_night = None
 
 
 kept_stores.register(_forget_night)
+
+
+@receiver(setting_changed)
+def _forget_night_of_old_zone(*, setting: str, **kwargs: object) -> None:
+    if setting == "TIME_ZONE":
+        _forget_night()
 
 
 def stamp(request: HtmxHttpRequest, table_id: int) -> Stamped | None:
@@ -115,6 +145,11 @@ def stamp(request: HtmxHttpRequest, table_id: int) -> Stamped | None:
     if table_id not in read:
         read[table_id] = stamps.stamped_table(table_id=table_id)
     return read[table_id]
+
+
+def stamp_read(request: HttpRequest, table_id: int) -> Stamped | None:
+    """The row stamp() read for this request, without reading it (None if it was not)."""
+    return request.__dict__.get("_table_stamps", {}).get(table_id)
 
 
 def forget_stamp(request: HtmxHttpRequest) -> None:
@@ -146,6 +181,13 @@ def _tag(kind: str, stamped: Stamped, variant: tuple) -> str:
         *_league(kind, stamped),
         *variant,
     )
+
+
+def spectator_tag(kind: tuple, stamped: Stamped, variant: tuple) -> str:
+    """The tag of kind at stamped for the variant an anonymous viewer's request gives
+    (kind[1](request)): what its ETag function answers (polls.SpectatorPolls builds it
+    without the request, from the variant it learnt)."""
+    return _tag(kind[0], stamped, variant)
 
 
 def _page_variant(request: HtmxHttpRequest, tonight_at: datetime.datetime | None = None) -> tuple:

@@ -1,31 +1,23 @@
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import csp.middleware
 from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.utils import build_policy
 from django.conf import settings
-from django.contrib.auth.models import AnonymousUser
-from django.core.exceptions import DisallowedHost
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
-from django.middleware.csrf import CsrfViewMiddleware
-from django.middleware.locale import LocaleMiddleware
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext_lazy as _
-from django_htmx.middleware import HtmxDetails
 
 from matches.core import autobackup
-from matches.core.kept import Kept
 from matches.org import hosts
-from matches.web import caching
-from matches.web.htmx import HtmxHttpRequest
 
 if TYPE_CHECKING:
     # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
@@ -273,142 +265,3 @@ class CSPMiddleware(csp.middleware.CSPMiddleware):
         prefixes = (getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
         if policy and header not in response and not request.path_info.startswith(tuple(prefixes)):
             response[header] = policy
-
-
-# The polls a spectator's page sends every few seconds, by route name: the view's own ETag
-# function answers whether the poll's tag is still current.
-_POLLS: dict[str, Callable[[HtmxHttpRequest, int], str | None]] = {
-    "matches:table": caching.table_page_etag,
-    "matches:tv": caching.tv_etag,
-    "matches:api_table": caching.api_table_etag,
-}
-KEPT_POLLS = 512
-
-
-class SpectatorPollMiddleware:
-    """Answers an anonymous spectator's poll of the table page, the TV board or the JSON
-    without the rest of the stack: session, locale, CSRF, auth, messages, CSP, the URL
-    resolver and the view's decorators cost a poll most of its time.
-
-    Nothing here is hand-written: the answer is the one the rest of the stack returned for a
-    poll of the same URL, current tag, language, fragment-or-page and cookie names (kept per
-    process, learned from a full answer that set no cookie): its 304 when the poll sends that
-    tag, else its 200 (the bytes every such spectator gets, kept by the view as well). The tag
-    is the view's own ETag function's, from the same single stamp query. The middlewares above
-    this one (security headers, Permissions-Policy, cache privacy) run on it as on any answer.
-    A poll that is not plainly a spectator's (a session cookie, any cookie but the CSRF
-    token's and the language's, a CSRF cookie the stack would replace, a query string, other
-    conditional headers, a tag list or wildcard, an unknown Host) or whose answer was never
-    seen takes the whole stack unchanged."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
-        self.get_response = get_response
-        # Their request halves, run here exactly as the whole stack runs them.
-        self.locale = LocaleMiddleware(get_response)
-        self.csrf = CsrfViewMiddleware(get_response)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        cookies = self._plain_poll(request)
-        if cookies is None:
-            return self.get_response(request)
-        answer = self._answer(request, cookies)
-        if answer is not None:
-            return answer
-        response = self.get_response(request)
-        _learn(request, response, cookies)
-        return response
-
-    def _plain_poll(self, request: HttpRequest) -> frozenset[str] | None:
-        """The names of the poll's cookies, when it is one the fast path may answer."""
-        meta = request.META
-        sent = meta.get("HTTP_IF_NONE_MATCH")
-        if (
-            request.method != "GET"
-            or (sent is not None and not _one_strong_tag(sent))
-            or meta.get("QUERY_STRING")
-            or "HTTP_IF_MATCH" in meta
-            or "HTTP_IF_UNMODIFIED_SINCE" in meta
-            or settings.CSRF_USE_SESSIONS
-            or not hosts.host_known()
-        ):
-            return None
-        cookies = frozenset(request.COOKIES)
-        if not cookies <= {settings.CSRF_COOKIE_NAME, settings.LANGUAGE_COOKIE_NAME}:
-            return None  # a session (a host's, or a dead one the stack deletes), messages...
-        if settings.CSRF_COOKIE_NAME in cookies:
-            # A token the stack would replace (garbled, wrong length) sets a new cookie.
-            self.csrf.process_request(request)
-            if meta.get("CSRF_COOKIE_NEEDS_UPDATE"):
-                return None
-        try:
-            request.get_host()  # CommonMiddleware's check: a bad Host is the stack's 400
-        except DisallowedHost:
-            return None
-        return cookies
-
-    def _answer(self, request: HttpRequest, cookies: frozenset[str]) -> HttpResponseBase | None:
-        route = polls.get((request.path_info,))
-        if route is None:
-            return None
-        name, table_id = route
-        self.locale.process_request(request)
-        request.user = AnonymousUser()
-        request.htmx = HtmxDetails(request)  # type: ignore[attr-defined]
-        tag = _POLLS[name](cast(HtmxHttpRequest, request), table_id)
-        if tag is None:
-            return None
-        current = request.META.get("HTTP_IF_NONE_MATCH") == tag
-        kept = replies.get(_reply_key(request, cookies, tag, current))
-        if kept is None:
-            return None
-        status, headers, content = kept
-        if current:
-            return HttpResponseNotModified(headers=headers)
-        return HttpResponse(content, status=status, headers=headers)
-
-
-def _one_strong_tag(sent: str) -> bool:
-    # One quoted tag, as our pages and script send back: a list, a weak tag or "*" (which
-    # Django's condition matches its own way) takes the whole stack.
-    return len(sent) > 1 and sent[0] == sent[-1] == '"' and '"' not in sent[1:-1]
-
-
-# URL -> (route name, table id), and the whole stack's answers per poll.
-polls = Kept(KEPT_POLLS)
-replies = Kept(KEPT_POLLS)
-
-
-def _reply_key(request: HttpRequest, cookies: frozenset[str], tag: str, current: bool) -> tuple:
-    htmx = request.META.get("HTTP_HX_REQUEST") == "true"  # django-htmx's bool(request.htmx)
-    return (request.path_info, htmx, translation.get_language(), cookies, tag, current)
-
-
-def _learn(request: HttpRequest, response: HttpResponseBase, cookies: frozenset[str]) -> None:
-    """Keep the whole stack's answer to a plain spectator's poll, for the next such poll:
-    its 304 to the current tag, or its 200 (tagged) to no tag or an old one."""
-    match = request.resolver_match
-    tag = response.get("ETag")
-    sent = request.META.get("HTTP_IF_NONE_MATCH")
-    current = response.status_code == 304 and tag == sent
-    fetched = response.status_code == 200 and tag is not None and tag != sent
-    if (
-        not (current or fetched)
-        or response.cookies
-        or response.streaming
-        or match is None
-        or match.view_name not in _POLLS
-        or getattr(request, "user", None) is None
-        or request.user.is_authenticated
-    ):
-        return
-    content = b"" if current else cast(HttpResponse, response).content
-    polls.put((request.path_info,), (match.view_name, match.kwargs["table_id"]))
-    key = _reply_key(request, cookies, cast(str, tag), current)
-    replies.put(key, (response.status_code, dict(response.items()), content))
-
-
-@receiver(setting_changed)
-def _forget_polls(**kwargs) -> None:
-    # The answers were learned under the old settings (a test's override).
-    polls.clear()
-    replies.clear()

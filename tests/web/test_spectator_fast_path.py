@@ -1,21 +1,36 @@
-"""The spectator's poll answered early (middleware.SpectatorPollMiddleware): an anonymous
-viewer's poll gets, without the session, locale, CSRF, auth, CSP and view layers, the very
-answer the whole stack sends it (a 304 to the current tag, else the 200; status, every
-header, body); anyone else, and any poll it has not seen answered, goes through the whole
-stack."""
+"""The spectator's poll answered before Django (web.polls): an anonymous viewer's poll gets,
+from the WSGI application, without Django's request, signals, middlewares and view, the very
+answer the whole stack sends it (a 304 to the current tag, else the 200; status, every header,
+body); anyone else, and any poll it has not seen answered, goes through the whole stack.
+
+These tests call the WSGI applications themselves (Django's test client calls Django's
+handler, which never meets the poll's own path): SpectatorPolls around Django's WSGI handler,
+as brag_tables.wsgi deploys it, and Django's handler alone, the whole stack. Each is built
+for the request, under the test's settings, as a new process builds it."""
+
+import contextlib
+import datetime
+from dataclasses import dataclass
+from http.cookies import SimpleCookie
 
 import pytest
 from django.conf import settings
-from django.db import connection
-from django.test import Client, override_settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
+from brag_tables import wsgi
+from matches.core import autobackup
+from matches.rules.nights import night_start
+from matches.web.polls import SpectatorPolls
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
 
-FAST_PATH = "matches.web.middleware.SpectatorPollMiddleware"
 HTMX = {"HTTP_HX_REQUEST": "true"}
 PORTUGUESE = {"HTTP_ACCEPT_LANGUAGE": "pt-PT,pt;q=0.9"}
 GARBLED = "not-a-token!"
@@ -32,39 +47,112 @@ def polls(table) -> dict[str, tuple[str, dict]]:
     }
 
 
-def full_stack_client(cookies: dict[str, str]) -> Client:
-    """A client whose handler runs the whole middleware stack but the fast path (the
-    middleware chain is built at its first request, under these settings)."""
-    without = [name for name in settings.MIDDLEWARE if name != FAST_PATH]
-    client = Client()
-    with override_settings(MIDDLEWARE=without):
-        client.get("/favicon.ico")
-    client.cookies.clear()
-    client.cookies.load(cookies)
-    return client
+@dataclass
+class Answer:
+    """What the WSGI server gets from the application (it adds only Date and its own)."""
+
+    status: str
+    headers: list[tuple[str, str]]
+    content: bytes
+    through_django: bool  # Django's handler ran (its request_started was sent)
+
+    @property
+    def status_code(self) -> int:
+        return int(self.status[:3])
+
+    @property
+    def cookies(self) -> SimpleCookie:
+        cookies: SimpleCookie = SimpleCookie()
+        for name, value in self.headers:
+            if name == "Set-Cookie":
+                cookies.load(value)
+        return cookies
+
+    def __getitem__(self, name: str) -> str:
+        return next(value for key, value in self.headers if key.lower() == name.lower())
+
+    def __contains__(self, name: str) -> bool:
+        return any(key.lower() == name.lower() for key, _ in self.headers)
 
 
-def fresh_client(cookies: dict[str, str]) -> Client:
-    client = Client()
-    client.cookies.load(cookies)
-    return client
+@contextlib.contextmanager
+def _connections_kept():
+    # As Django's test client does: the test's transaction holds the connection, which
+    # Django's handler would otherwise close at the start and end of each request.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
-def answer(response, *, mask_cookie_values: bool = False) -> tuple:
-    """Everything a browser receives (the WSGI server adds only Date and its own)."""
-    cookies = {}
-    for name, morsel in response.cookies.items():
-        attributes = dict(morsel.items())
-        if mask_cookie_values:  # a fresh random token, its expiry counted from now
-            attributes.pop("expires")
-        cookies[name] = (None if mask_cookie_values else morsel.value, attributes)
-    return response.status_code, list(response.items()), cookies, response.content
+class WsgiClient:
+    """A browser with these cookies, calling a WSGI application."""
+
+    def __init__(self, make_app, cookies: dict[str, str]) -> None:
+        self.make_app, self.cookies = make_app, cookies
+
+    def get(self, path: str, **extra: str) -> Answer:
+        return self.request("GET", path, extra)
+
+    def head(self, path: str, **extra: str) -> Answer:
+        return self.request("HEAD", path, extra)
+
+    def request(self, method: str, path: str, extra: dict) -> Answer:
+        environ = RequestFactory().generic(method, path, **extra).environ
+        sent = [f"{name}={value}" for name, value in self.cookies.items()]
+        environ["HTTP_COOKIE"] = "; ".join([*sent, *filter(None, [extra.get("HTTP_COOKIE")])])
+        got: dict = {}
+        ran: list = []
+
+        def start_response(status, headers, exc_info=None):
+            got.update(status=status, headers=list(headers))
+
+        def started(**kwargs):
+            ran.append(True)
+
+        request_started.connect(started)
+        try:
+            with _connections_kept():
+                body = self.make_app()(environ, start_response)
+                try:
+                    content = b"".join(body)
+                finally:
+                    if hasattr(body, "close"):
+                        body.close()
+        finally:
+            request_started.disconnect(started)
+        return Answer(got["status"], got["headers"], content, bool(ran))
 
 
-def took_fast_path(response) -> bool:
-    # The whole stack's SessionMiddleware gives every request a session; the fast path
-    # answers before it.
-    return not hasattr(response.wsgi_request, "session")
+def full_stack_client(cookies: dict[str, str]) -> WsgiClient:
+    """Django's WSGI handler alone: the whole stack, every time."""
+    return WsgiClient(WSGIHandler, cookies)
+
+
+def fresh_client(cookies: dict[str, str]) -> WsgiClient:
+    """The WSGI application as deployed."""
+    return WsgiClient(lambda: SpectatorPolls(WSGIHandler()), cookies)
+
+
+def answer(response: Answer, *, mask_cookie_values: bool = False) -> tuple:
+    """Everything a browser receives."""
+    headers = response.headers
+    if mask_cookie_values:  # a fresh random token, its expiry counted from now
+        headers = [(k, v.split("=", 1)[0] if k == "Set-Cookie" else v) for k, v in headers]
+    return response.status, headers, response.content
+
+
+def took_fast_path(response: Answer) -> bool:
+    return not response.through_django
+
+
+def test_the_deployed_application_answers_polls_before_django():
+    assert isinstance(wsgi.application, SpectatorPolls)
+    assert wsgi.application.application is wsgi.django_application
+    assert isinstance(wsgi.django_application, WSGIHandler)
 
 
 def current_tag(path: str, headers: dict, cookies: dict[str, str]) -> str:
@@ -254,6 +342,38 @@ class TestOnlyCurrentPlainPolls:
         head = fresh_client({}).head(path, HTTP_IF_NONE_MATCH=served["ETag"])
         assert head.status_code == 304
         assert not took_fast_path(head)
+
+
+class TestTheNightAndTheBackup:
+    def test_after_noon_a_poll_gets_the_new_nights_tag_from_the_whole_stack(
+        self, table, monkeypatch
+    ):
+        """Tonight's totals start afresh at noon with no write on the table, so the tag
+        names the night: a poll after noon is never answered with the last night's."""
+        path, headers = polls(table)["board"]
+        _, served = poll_both_ways(path, headers, {})
+        assert took_fast_path(served)
+        tomorrow = timezone.now() + datetime.timedelta(days=1)
+        monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+        after = fresh_client({}).get(path, HTTP_IF_NONE_MATCH=served["ETag"], **headers)
+        assert not took_fast_path(after)
+        assert after.status_code == 200
+        assert after["ETag"] != served["ETag"]
+        assert after["ETag"].endswith(f'.{night_start(tomorrow).strftime("n%Y%m%d")}"')
+        # The night's own answers are learnt afresh: its 304, once seen, is answered early.
+        for _ in range(2):
+            again = fresh_client({}).get(path, HTTP_IF_NONE_MATCH=after["ETag"], **headers)
+        assert took_fast_path(again) and again.status_code == 304
+
+    def test_a_poll_answered_early_still_starts_the_nightly_backup_when_due(
+        self, table, monkeypatch
+    ):
+        path, headers = polls(table)["json"]
+        _, served = poll_both_ways(path, headers, {})
+        looked = []
+        monkeypatch.setattr(autobackup, "backup_nightly_if_due", lambda: looked.append(True))
+        fresh_client({}).get(path, HTTP_IF_NONE_MATCH=served["ETag"], **headers)
+        assert looked == [True]
 
 
 class TestCost:

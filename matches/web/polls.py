@@ -1,0 +1,240 @@
+"""A spectator's poll answered before Django: the table page, the TV board and the JSON,
+polled every few seconds by every viewer, cost a worker most of its time in the request and
+response objects, the signals and the middleware chain around a 304 it already knew.
+
+Nothing here is hand-written. SpectatorPollLearner, the outermost middleware, keeps the
+whole stack's own answer to a plain spectator's poll: status, every header every middleware
+added, and body (the WSGI server adds only Date and its own). SpectatorPolls, around the WSGI
+application, answers the next poll with the same inputs from it: the 304 when the poll sends
+the current tag, else the 200 of that tag. The current tag is the view's own ETag function's,
+built from one read of the table's stamp (stamp.stamped_row: the view's own read, before its
+conversion) and the variant (fragment or page, language, night) the stack used for those
+inputs. Anything that is
+not plainly a spectator's poll, and any poll whose answer was never seen, goes to Django."""
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, cast
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.db import DatabaseError
+from django.dispatch import receiver
+from django.http import HttpRequest, parse_cookie
+from django.http.response import HttpResponseBase
+from django.middleware import csrf
+
+from matches.core import autobackup
+from matches.core import stamp as stamps
+from matches.core.kept import Kept
+from matches.org import hosts
+from matches.web import caching
+from matches.web.htmx import HtmxHttpRequest
+
+# The polled pages, by route name: the kind of tag each one's ETag function builds for an
+# anonymous viewer (table_page_etag, tv_etag, api_table_etag).
+POLLED = {
+    "matches:table": caching.TABLE_PAGE,
+    "matches:tv": caching.TV_PAGE,
+    "matches:api_table": caching.TABLE_API,
+}
+KEPT_POLLS = 512
+
+# A poll that sends any of these is Django's to answer (its conditional-request rules).
+_OTHER_CONDITIONS = ("HTTP_IF_MATCH", "HTTP_IF_UNMODIFIED_SINCE", "HTTP_IF_MODIFIED_SINCE")
+
+StartResponse = Callable[..., Any]
+
+
+class Learnt(NamedTuple):
+    """What the stack made of one set of inputs: the table and kind of tag it answered, and
+    the tag's variant on the night it holds."""
+
+    table_id: int
+    kind: tuple
+    variant: tuple
+    night: str
+
+
+# inputs -> Learnt; (kind, row, variant) -> tag; (inputs, tag, current) -> the answer.
+learnt = Kept(KEPT_POLLS)
+tags = Kept(KEPT_POLLS)
+replies = Kept(KEPT_POLLS)
+
+
+def poll_inputs(environ: dict) -> tuple | None:
+    """Everything in the request that the stack's answer to an anonymous poll reads, but the
+    tag it sends; None when the request is not plainly a spectator's poll: not a GET, a query
+    string, conditions other than one strong tag, a cookie other than the CSRF token's and
+    the language's, a CSRF token the stack would replace, sessions holding the CSRF token, or
+    no host account known yet (the stack leads to the setup page)."""
+    sent = environ.get("HTTP_IF_NONE_MATCH")
+    if (
+        environ.get("REQUEST_METHOD") != "GET"
+        or environ.get("QUERY_STRING")
+        or (sent is not None and not _one_strong_tag(sent))
+        or any(name in environ for name in _OTHER_CONDITIONS)
+        or settings.CSRF_USE_SESSIONS
+        or not hosts.host_known()
+    ):
+        return None
+    cookies = _cookies(environ.get("HTTP_COOKIE", ""))
+    if cookies is None:
+        return None
+    return (
+        environ.get("PATH_INFO", ""),
+        environ.get("SCRIPT_NAME", ""),
+        environ.get("wsgi.url_scheme"),
+        *(environ.get(name) for name in _trusted_headers()),
+        environ.get("HTTP_HOST"),
+        environ.get("SERVER_NAME"),
+        environ.get("SERVER_PORT"),
+        environ.get("HTTP_ACCEPT_LANGUAGE"),
+        environ.get("CONTENT_TYPE"),
+        environ.get("CONTENT_LENGTH"),
+        # django-htmx's headers (HX-Request makes the fragment).
+        tuple(sorted(item for item in environ.items() if item[0].startswith("HTTP_HX_"))),
+        cookies,
+    )
+
+
+@functools.cache
+def _trusted_headers() -> tuple[str, ...]:
+    """The proxy's headers the settings tell Django to believe (scheme, host, port)."""
+    names = []
+    if settings.SECURE_PROXY_SSL_HEADER:
+        names.append(settings.SECURE_PROXY_SSL_HEADER[0])
+    if settings.USE_X_FORWARDED_HOST:
+        names.append("HTTP_X_FORWARDED_HOST")
+    if settings.USE_X_FORWARDED_PORT:
+        names.append("HTTP_X_FORWARDED_PORT")
+    return tuple(names)
+
+
+def _cookies(header: str) -> tuple | None:
+    """The cookies as the stack reads them: whether a CSRF token is there (its value is
+    the stack's own business while it has the right form) and the language cookie's value."""
+    if not header:
+        return ()
+    cookies = parse_cookie(header)
+    if not cookies.keys() <= {settings.CSRF_COOKIE_NAME, settings.LANGUAGE_COOKIE_NAME}:
+        return None  # a session (a host's, or a dead one the stack deletes), messages...
+    token = cookies.get(settings.CSRF_COOKIE_NAME)
+    if token is not None:
+        try:
+            # CsrfViewMiddleware's own check: a token it would replace sets a new cookie.
+            csrf._check_token_format(token)  # type: ignore[attr-defined]
+        except csrf.InvalidTokenFormat:
+            return None
+    return (token is not None, cookies.get(settings.LANGUAGE_COOKIE_NAME))
+
+
+def _one_strong_tag(sent: str) -> bool:
+    # One quoted tag, as our pages and script send back: a list, a weak tag or "*" (which
+    # Django's condition matches its own way) takes the whole stack.
+    return len(sent) > 1 and sent[0] == sent[-1] == '"' and '"' not in sent[1:-1]
+
+
+class SpectatorPolls:
+    """The WSGI application: a plain spectator's poll answered from what the stack answered
+    the same inputs, everything else passed to Django's. Its nightly-backup check runs as on
+    any request; it needs no database connection cleanup of its own, as its one read
+    autocommits, and a read that fails leaves the request to Django, whose request_started
+    closes the broken connection."""
+
+    def __init__(self, application: Callable[[dict, StartResponse], Iterable[bytes]]) -> None:
+        self.application = application
+
+    def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
+        answer = _answer(environ)
+        if answer is None:
+            return self.application(environ, start_response)
+        status, headers, body = answer
+        start_response(status, list(headers))
+        autobackup.backup_nightly_if_due()
+        return [body]
+
+
+def _answer(environ: dict) -> tuple[str, tuple, bytes] | None:
+    inputs = poll_inputs(environ)
+    if inputs is None:
+        return None
+    poll = learnt.get(inputs)
+    if poll is None or poll.night != caching.tonight_name():
+        return None
+    try:
+        row = stamps.stamped_row(table_id=poll.table_id)
+    except DatabaseError:  # the stack answers, and reports, whatever went wrong
+        return None
+    if row is None:
+        return None
+    tag = _current_tag(poll.kind, row, poll.variant)
+    current = environ.get("HTTP_IF_NONE_MATCH") == tag
+    return replies.get((inputs, tag, current))
+
+
+def _current_tag(kind: tuple, row: tuple, variant: tuple) -> str:
+    # The tag follows from the row as read: building the row's Stamped and the tag again
+    # for every poll of the same state cost more than the read.
+    key = (kind[0], row, variant)
+    tag = tags.get(key)
+    if tag is None:
+        tag = caching.spectator_tag(kind, stamps.stamped_from_row(row), variant)
+        tags.put(key, tag)
+    return tag
+
+
+class SpectatorPollLearner:
+    """The outermost middleware: keeps the whole stack's answer to a plain spectator's poll
+    (a 304 to the current tag, or a 200 to no tag or an old one), for SpectatorPolls. Only
+    an anonymous viewer's answer that sets no cookie and whose tag is the one SpectatorPolls
+    would build from the same stamp is kept."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        inputs = poll_inputs(request.META)  # before the stack adds its own keys to META
+        response = self.get_response(request)
+        if inputs is not None:
+            _learn(request, response, inputs)
+        return response
+
+
+def _learn(request: HttpRequest, response: HttpResponseBase, inputs: tuple) -> None:
+    match = request.resolver_match
+    if match is None:
+        return
+    kind = POLLED.get(match.view_name)
+    tag = response.get("ETag")
+    sent = request.META.get("HTTP_IF_NONE_MATCH")
+    current = response.status_code == 304 and tag == sent
+    fetched = response.status_code == 200 and tag is not None and tag != sent
+    user = getattr(request, "user", None)
+    if (
+        kind is None
+        or not (current or fetched)
+        or response.cookies
+        or response.streaming
+        or user is None
+        or user.is_authenticated
+    ):
+        return
+    table_id = match.kwargs["table_id"]
+    stamped = caching.stamp_read(request, table_id)
+    variant = kind[1](cast(HtmxHttpRequest, request))
+    if stamped is None or caching.spectator_tag(kind, stamped, variant) != tag:
+        return  # the answer is of another state than the stamp read first (a write between)
+    learnt.put(inputs, Learnt(table_id, kind, variant, caching.tonight_name()))
+    status = f"{response.status_code} {response.reason_phrase}"
+    body = b"" if current else response.content  # type: ignore[attr-defined]
+    replies.put((inputs, tag, current), (status, tuple(response.items()), body))
+
+
+@receiver(setting_changed)
+def _forget(**kwargs: object) -> None:
+    # The answers were learnt under the old settings (a test's override).
+    _trusted_headers.cache_clear()
+    learnt.clear()
+    tags.clear()
+    replies.clear()
