@@ -112,8 +112,8 @@ _league_night: tuple | None = None
 
 def tonight_name() -> str:
     """The night now in the league's time zone, as tags name it, without asking which time
-    zone is active (a fifth of a poll answered before Django): nothing in the app activates
-    another, so it is the night every tag names."""
+    zone is active (a thread-local lookup that cost a poll answered before Django a seventh
+    of its time): nothing in the app activates another, so it is the night tags name."""
     global _league_night
     now = timezone.now()
     kept = _league_night
