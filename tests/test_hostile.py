@@ -1398,7 +1398,7 @@ class TestSlowBodiesAreShed:
             process.wait(timeout=30)
 
     def test_trickling_clients_are_closed_and_polls_still_answer(self, server):
-        threads = 4  # gunicorn.conf.py's, each held by one trickle before this fix
+        threads = 4  # gunicorn.conf.py's then, each held by one trickle before this fix
         trickles = []
         for index in range(threads):
             conn = socket.create_connection(("127.0.0.1", server))

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, cast
 
 from django.conf import settings
 from django.core.signals import setting_changed
-from django.db import DatabaseError
+from django.db import DatabaseError, connection
 from django.dispatch import receiver
 from django.http import HttpRequest, parse_cookie
 from django.http.response import HttpResponseBase
@@ -136,41 +136,66 @@ def _one_strong_tag(sent: str) -> bool:
 
 
 class SpectatorPolls:
-    """The WSGI application: a plain spectator's poll answered from what the stack answered
-    the same inputs, everything else passed to Django's. Its nightly-backup check runs as on
-    any request; it needs no database connection cleanup of its own, as its one read
-    autocommits, and a read that fails leaves the request to Django, whose request_started
-    closes the broken connection."""
+    """Around the WSGI application (gunicorn.conf.py's worker puts it there): a plain
+    spectator's poll answered from what the stack answered the same inputs, everything else
+    passed to Django's. Its nightly-backup check runs as on any request. Its one read
+    autocommits; one that fails closes a broken connection and leaves the request to
+    Django."""
 
     def __init__(self, application: Callable[[dict, StartResponse], Iterable[bytes]]) -> None:
         self.application = application
 
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
-        answer = _answer(environ)
+        answer = self.early_answer(environ)
         if answer is None:
             return self.application(environ, start_response)
         status, headers, body = answer
         start_response(status, list(headers))
-        autobackup.backup_nightly_if_due()
         return [body]
 
+    def early_answer(self, environ: dict) -> tuple[str, tuple, bytes] | None:
+        """The whole answer (status, headers, body) when the request is a poll whose answer
+        is known, else None."""
+        return self.look(environ)[0]
 
-def _answer(environ: dict) -> tuple[str, tuple, bytes] | None:
+    def look(
+        self, environ: dict, rows: dict | None = None
+    ) -> tuple[tuple[str, tuple, bytes] | None, bool]:
+        """The server's way in (gunicorn.conf.py's worker asks from its main thread): the
+        known answer or None, and whether the request is a poll the stack answered before
+        (in another state: its answer in this one will be learnt from the stack).
+
+        rows, when given, holds the stamps read for requests that had all come before the
+        first of those reads: one read answers every poll of a table among them, as it
+        would had they come a moment later."""
+        answer, seen = _look(environ, rows)
+        if answer is not None:
+            autobackup.backup_nightly_if_due()
+        return answer, seen
+
+
+def _look(environ: dict, rows: dict | None) -> tuple[tuple[str, tuple, bytes] | None, bool]:
     inputs = poll_inputs(environ)
     if inputs is None:
-        return None
+        return None, False
     poll = learnt.get(inputs)
     if poll is None or poll.night != caching.tonight_name():
-        return None
-    try:
-        row = stamps.stamped_row(table_id=poll.table_id)
-    except DatabaseError:  # the stack answers, and reports, whatever went wrong
-        return None
+        return None, False
+    row = rows.get(poll.table_id) if rows is not None else None
     if row is None:
-        return None
+        try:
+            row = stamps.stamped_row(table_id=poll.table_id)
+        except DatabaseError:  # the stack answers, and reports, whatever went wrong
+            # A thread only Django's handler runs in closes a broken connection at its next
+            # request; the worker's main thread, which runs only this, closes it here.
+            connection.close_if_unusable_or_obsolete()
+            return None, False
+        if row is None:
+            return None, False
+        if rows is not None:
+            rows[poll.table_id] = row
     tag = _current_tag(poll.kind, row, poll.variant)
-    current = environ.get("HTTP_IF_NONE_MATCH") == tag
-    return replies.get((inputs, tag, current))
+    return replies.get((inputs, tag, environ.get("HTTP_IF_NONE_MATCH") == tag)), True
 
 
 def _current_tag(kind: tuple, row: tuple, variant: tuple) -> str:

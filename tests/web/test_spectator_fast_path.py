@@ -5,7 +5,7 @@ body); anyone else, and any poll it has not seen answered, goes through the whol
 
 These tests call the WSGI applications themselves (Django's test client calls Django's
 handler, which never meets the poll's own path): SpectatorPolls around Django's WSGI handler,
-as brag_tables.wsgi deploys it, and Django's handler alone, the whole stack. Each is built
+as gunicorn.conf.py's worker serves it, and Django's handler alone, the whole stack. Each is built
 for the request, under the test's settings, as a new process builds it."""
 
 import contextlib
@@ -23,7 +23,6 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from brag_tables import wsgi
 from matches.core import autobackup
 from matches.rules.nights import night_start
 from matches.web.polls import SpectatorPolls
@@ -147,12 +146,6 @@ def answer(response: Answer, *, mask_cookie_values: bool = False) -> tuple:
 
 def took_fast_path(response: Answer) -> bool:
     return not response.through_django
-
-
-def test_the_deployed_application_answers_polls_before_django():
-    assert isinstance(wsgi.application, SpectatorPolls)
-    assert wsgi.application.application is wsgi.django_application
-    assert isinstance(wsgi.django_application, WSGIHandler)
 
 
 def current_tag(path: str, headers: dict, cookies: dict[str, str]) -> str:
@@ -392,3 +385,26 @@ class TestCost:
         assert took_fast_path(served)
         assert len(fast_queries) <= len(full_queries)
         assert len(fast_queries) == 1  # the one stamp read the view's ETag needs
+
+    def test_polls_of_one_table_that_came_together_share_one_read(
+        self, table, django_assert_num_queries
+    ):
+        """The server's main thread asks with the stamps it read for the requests one wait
+        returned (gunicorn.conf.py): they had all come before that read."""
+        kinds = [polls(table)[kind] for kind in ("board", "tv board", "json")]
+        environs = []
+        for path, headers in kinds:
+            tag = current_tag(path, headers, {})
+            conditional = {**headers, "HTTP_IF_NONE_MATCH": tag}
+            fresh_client({}).get(path, **conditional)  # teaches the fast path
+            environs.append(RequestFactory().get(path, **conditional).environ)
+        application = SpectatorPolls(WSGIHandler())
+        rows: dict = {}
+        with django_assert_num_queries(1):
+            answers = [application.look(environ, rows) for environ in environs]
+        assert [(answer[0][:3], seen) for answer, seen in answers] == [("304", True)] * 3
+        # A wait later, a tap since: read afresh, and the new state is told.
+        tap(table, "Ben")
+        with django_assert_num_queries(1):
+            answer, seen = application.look(environs[2], {})
+        assert seen and answer is None  # the stack answers it, and teaches it
