@@ -39,7 +39,7 @@ POLL_SECONDS = 3.0
 P95_LIMIT_MS = 50.0
 TAP_SECONDS = 3.0  # the host taps the table this often: the spectators' 304s turn to 200s
 PORTS = range(8200, 8300)
-LEVELS = [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 5000, 6000]
+LEVELS = [500, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000]
 SHORT_LEVELS = [500, 1000, 1500]
 
 
@@ -380,7 +380,7 @@ def main(args, env: dict) -> int:
         server.stop()
     print(
         f"  one worker holds {held} spectators polling every {POLL_SECONDS:.0f} s with p95 under "
-        f"{P95_LIMIT_MS:.0f} ms (aim 1,500); the host tapped {tapper.taps} times meanwhile"
+        f"{P95_LIMIT_MS:.0f} ms (aim 4,000); the host tapped {tapper.taps} times meanwhile"
     )
     if costs:
         cost = statistics.median(costs)
