@@ -26,8 +26,8 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 # poll. The worker's main thread reads every request whole and answers spectators' polls
 # itself (DeadlineThreadWorker below); the pool threads run Django for the rest and overlap
 # its database round trips. Two: the GIL keeps the CPU work one core's worth, so more threads
-# only take the GIL from the main thread more often (with four, one worker held 3,500
-# spectators in the load test where two hold 6,000).
+# only take the GIL from the main thread more often (in the spectator load test one worker
+# held 5,000 with four, 6,000 with two).
 threads = 2
 # Longer than the 3 s poll, so the next poll finds its connection still open.
 keepalive = 5

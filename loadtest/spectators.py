@@ -5,11 +5,12 @@ p95 under 50 ms, while a host taps the table every few seconds.
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
                            [--close-connections]
 
-The worker runs as gunicorn.conf.py says (gthread, connections kept alive), and each
-spectator keeps its connection between polls as a browser does (and sends a GET again on a
-new one if the server closed the kept one just then); --close-connections instead runs the
-sync worker with a new connection per poll, as this test did before. The worker's CPU per
-answer status comes from loadtest/worker_probe.py.
+The worker runs as gunicorn.conf.py says (gthread, connections kept alive, polls answered
+on its main thread), and each spectator keeps its connection between polls as a browser
+does (and sends a GET again on a new one if the server closed the kept one just then);
+--close-connections instead runs the sync worker with a new connection per poll (and no
+early answers), as this test did before. The worker's CPU per answer status comes from
+loadtest/worker_probe.py.
 
 Spectators mix the board fragment of the table page, the TV board's fragment and the JSON,
 one in five in Portuguese. The load rises in steps (each spectator polls every 3 s, starting
