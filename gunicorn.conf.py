@@ -121,6 +121,9 @@ def _init_with_deadline(conn, init) -> None:
 _HEAD_LIMIT = 65536
 BODY_LIMIT = 65536
 _READ_BYTES = 65536
+# What one worker holds of unfinished requests at once; past it, a request waits on a pool
+# thread as gthread would (many clients trickling big requests cost memory, not the worker).
+GATHER_BUDGET = 64 * 1024 * 1024
 # A poll on the main thread waits for the GIL while a pool thread renders: at most this long
 # each time, instead of Python's 5 ms.
 SWITCH_INTERVAL = 0.0005
@@ -236,6 +239,7 @@ class DeadlineThreadWorker(ThreadWorker):
         self.keepalived_conns = _Connections()
         self.pending_conns = _Connections()
         self.gathering = _Connections()  # connections part of whose request came
+        self.gathered_bytes = 0  # what they sent so far
         self.stamp_rows: dict[int, tuple] = {}
 
     def init_process(self):
@@ -301,6 +305,7 @@ class DeadlineThreadWorker(ThreadWorker):
             self.log.exception("Error reading a request from %s", _peer(conn.sock))
             with contextlib.suppress(KeyError):
                 self.gathering.remove(conn)
+            self._forget_gathered(conn)
             self._unwatch(conn)
             self.nr_conns -= 1
             conn.close()
@@ -321,6 +326,7 @@ class DeadlineThreadWorker(ThreadWorker):
         if not data:  # the client closed it
             if waiting:
                 self.gathering.remove(conn)
+            self._forget_gathered(conn)
             self._unwatch(conn)
             self.nr_conns -= 1
             conn.close()
@@ -328,19 +334,21 @@ class DeadlineThreadWorker(ThreadWorker):
         gathered = getattr(conn, "gathered", b"") + data
         if not waiting:
             conn.timeout = time.monotonic() + REQUEST_TIMEOUT  # from its first byte
-        if not _whole(gathered):
+        whole = _whole(gathered)
+        if not whole and self.gathered_bytes + len(data) <= GATHER_BUDGET:
             conn.gathered = gathered
+            self.gathered_bytes += len(data)
             if not waiting:
                 self.gathering.append(conn)
                 self._watch(conn, self.on_gathering_readable)
             return
         if waiting:
             self.gathering.remove(conn)
-        conn.gathered = b""
+        self._forget_gathered(conn)
         TConn.init(conn)  # a new connection's parser
         conn.parser.unreader.unread(gathered)
         conn.deadline = conn.timeout  # for a pool thread reading the rest (handle())
-        if not self.alive or not _whole_plain_get(gathered):
+        if not whole or not self.alive or not _whole_plain_get(gathered):
             self._unwatch(conn)
             self.enqueue_req(conn)
             return
@@ -378,9 +386,14 @@ class DeadlineThreadWorker(ThreadWorker):
                 _peer(conn.sock),
                 REQUEST_TIMEOUT,
             )
+            self._forget_gathered(conn)
             self._unwatch(conn)
             self.nr_conns -= 1
             conn.close()
+
+    def _forget_gathered(self, conn) -> None:
+        self.gathered_bytes -= len(getattr(conn, "gathered", b""))
+        conn.gathered = b""
 
     def _watch(self, conn, callback) -> None:
         # Registered already, only the callback changes: no system call.
@@ -472,11 +485,16 @@ class DeadlineThreadWorker(ThreadWorker):
             self.finish_request(conn, future)
 
     def _send_rest(self, conn, data: bytes, keep: bool) -> bool:
+        # A client that stops reading its polls' answers gets REQUEST_TIMEOUT to read this
+        # one, not the pool thread for ever.
         try:
-            conn.sock.setblocking(True)
+            conn.sock.settimeout(REQUEST_TIMEOUT)
             conn.sock.sendall(data)
-        except OSError:
+        except OSError:  # TimeoutError too
             return False
+        finally:
+            with contextlib.suppress(OSError):
+                conn.sock.setblocking(True)
         return self._keepalive_after(conn, keep)
 
 
