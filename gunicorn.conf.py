@@ -93,9 +93,11 @@ class _Deadline:
 
 def _peer(sock: socket.socket) -> str:
     try:
-        return str(sock.getpeername()[0])
+        peer = sock.getpeername()
     except OSError:
         return "a client"
+    # An address and port; a Unix socket's peer has no name ("").
+    return str(peer[0]) if isinstance(peer, tuple) else "a client"
 
 
 def _init_with_deadline(conn, init) -> None:
@@ -141,18 +143,39 @@ def _whole_plain_get(data: bytes) -> bool:
     )
 
 
-def _whole(data: bytes) -> bool:
-    """Whether the bytes gathered are a whole request, or as much as is gathered here."""
-    end = data.find(b"\r\n\r\n")
-    if end < 0:
-        return len(data) >= _HEAD_LIMIT
-    head = data[:end].lower()
+class _Gathered:
+    """What a connection sent of its next request so far. The head's end is looked for only
+    in what is new, and the head read once: a request trickled in tiny pieces costs the
+    loop no more than one sent whole."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.head_end = -1
+        self.size: int | None = None  # the whole request's, once the head is in
+
+    def add(self, data: bytes) -> bool:
+        """Add what came; whether the request is whole, or as much as is gathered here."""
+        start = max(0, len(self.data) - 3)
+        self.data += data
+        if self.head_end < 0:
+            self.head_end = self.data.find(b"\r\n\r\n", start)
+            if self.head_end < 0:
+                return len(self.data) >= _HEAD_LIMIT
+            self.size = _request_size(bytes(self.data[: self.head_end]).lower())
+            if self.size is not None:
+                self.size += self.head_end + 4
+        return self.size is None or len(self.data) >= self.size
+
+
+def _request_size(head: bytes) -> int | None:
+    """The body's size the head declares, if it is one to gather (None: a chunked body, an
+    Expect, or a body too big, which a pool thread reads)."""
     if b"\ntransfer-encoding:" in head or b"\nexpect:" in head:
-        return True
+        return None
     length = _CONTENT_LENGTH.search(head)
-    if length is None or int(length.group(1)) > BODY_LIMIT:
-        return True
-    return len(data) >= end + 4 + int(length.group(1))
+    if length is None:
+        return 0
+    return int(length.group(1)) if int(length.group(1)) <= BODY_LIMIT else None
 
 
 class _Collected:
@@ -223,14 +246,13 @@ class DeadlineThreadWorker(ThreadWorker):
     client trickling bytes holds no thread). One plain GET is asked of matches.web.polls,
     which knows the whole stack's own answer to a poll it has seen in this state (headers
     and body); the loop sends it without blocking, and a pool thread finishes an answer the
-    socket takes only in part. Anything else goes to a pool thread as gthread would, with
-    the bytes already read. A connection stays registered with the loop's selector while
-    the loop answers on it: no system calls to leave it and come back.
-
-    After a tap every viewer's next poll asks for the new state, which only Django can
-    answer the first time: the first such poll goes to a pool thread, and the same polls
-    after it wait (off any thread) until its answer is learnt, instead of each taking the
-    whole stack. TLS and HTTP/2 connections are gthread's alone."""
+    socket takes only in part. A poll it has seen in another state (after a tap, every
+    viewer's next one) is rendered through the whole stack right here, which teaches polls
+    the answer for the polls behind it: handed to the pool, each of them would take the
+    whole stack, and the GIL from this loop, until one had taught it. Anything else goes
+    to a pool thread as gthread would, with the bytes already read. A connection stays
+    registered with the loop's selector while the loop answers on it: no system calls to
+    leave it and come back. TLS and HTTP/2 connections are gthread's alone."""
 
     polls = None  # matches.web.polls.SpectatorPolls around the application, once loaded
 
@@ -271,14 +293,15 @@ class DeadlineThreadWorker(ThreadWorker):
             return
         self.nr_conns += 1
         conn = TConn(self.cfg, sock, client, listener.getsockname())  # not blocking
-        conn.timeout = time.monotonic() + self.cfg.keepalive
+        # Its first byte within the deadline (gthread: 5 s on a thread, then keepalive).
+        conn.timeout = time.monotonic() + REQUEST_TIMEOUT
         self.pending_conns.append(conn)
         self.poller.register(
             sock, selectors.EVENT_READ, functools.partial(self.on_pending_socket_readable, conn)
         )
 
     def wait_for_and_dispatch_events(self, timeout):
-        # The stamps read for the requests this wait returns with, which all came before.
+        # The stamps read for the requests this wait returns with, all begun before them.
         self.stamp_rows: dict[int, tuple] = {}
         super().wait_for_and_dispatch_events(timeout)
 
@@ -286,21 +309,21 @@ class DeadlineThreadWorker(ThreadWorker):
         return self.cfg.is_ssl or self.cfg.http2_cleartext in ("prior-knowledge", "both")
 
     def on_pending_socket_readable(self, conn, client):
-        self.pending_conns.remove(conn)
         conn.data_ready = True
-        self._gather_or_close(conn)
+        self._gather_or_close(conn, self.pending_conns)
 
     def on_client_socket_readable(self, conn, client):
-        self.keepalived_conns.remove(conn)
-        self._gather_or_close(conn)
+        self._gather_or_close(conn, self.keepalived_conns)
 
     def on_gathering_readable(self, conn, client):
-        self._gather_or_close(conn, waiting=True)
+        self._gather_or_close(conn, None)
 
-    def _gather_or_close(self, conn, waiting: bool = False) -> None:
+    def _gather_or_close(self, conn, waited_in: "_Connections | None") -> None:
         # An error here would end the worker (this is its loop): that connection ends instead.
         try:
-            self.gather(conn, waiting)
+            if waited_in is not None:
+                waited_in.remove(conn)
+            self.gather(conn, waiting=waited_in is None)
         except Exception:
             self.log.exception("Error reading a request from %s", _peer(conn.sock))
             with contextlib.suppress(KeyError):
@@ -312,18 +335,18 @@ class DeadlineThreadWorker(ThreadWorker):
 
     def gather(self, conn, waiting: bool = False) -> None:
         """Read what a connection (registered with the selector) sent; once its request is
-        whole, answer it here or give it to a pool thread."""
+        whole, answer it here or give it to a pool thread. waiting: it is in gathering."""
         if conn.is_http2 or self._gthread_only():
             self._unwatch(conn)
             self.enqueue_req(conn)
             return
         try:
             data = conn.sock.recv(_READ_BYTES)
-        except BlockingIOError:
-            return
+        except BlockingIOError:  # woken for nothing: wait in gathering, from now
+            data = None
         except OSError:
             data = b""
-        if not data:  # the client closed it
+        if data == b"":  # the client closed it
             if waiting:
                 self.gathering.remove(conn)
             self._forget_gathered(conn)
@@ -331,13 +354,12 @@ class DeadlineThreadWorker(ThreadWorker):
             self.nr_conns -= 1
             conn.close()
             return
-        gathered = getattr(conn, "gathered", b"") + data
+        gathered = conn.gathered = getattr(conn, "gathered", None) or _Gathered()
         if not waiting:
             conn.timeout = time.monotonic() + REQUEST_TIMEOUT  # from its first byte
-        whole = _whole(gathered)
-        if not whole and self.gathered_bytes + len(data) <= GATHER_BUDGET:
-            conn.gathered = gathered
-            self.gathered_bytes += len(data)
+        whole = gathered.add(data or b"")
+        self.gathered_bytes += len(data or b"")
+        if not whole and self.gathered_bytes <= GATHER_BUDGET:
             if not waiting:
                 self.gathering.append(conn)
                 self._watch(conn, self.on_gathering_readable)
@@ -345,10 +367,11 @@ class DeadlineThreadWorker(ThreadWorker):
         if waiting:
             self.gathering.remove(conn)
         self._forget_gathered(conn)
+        request_bytes = bytes(gathered.data)
         TConn.init(conn)  # a new connection's parser
-        conn.parser.unreader.unread(gathered)
+        conn.parser.unreader.unread(request_bytes)
         conn.deadline = conn.timeout  # for a pool thread reading the rest (handle())
-        if not whole or not self.alive or not _whole_plain_get(gathered):
+        if not whole or not self.alive or not _whole_plain_get(request_bytes):
             self._unwatch(conn)
             self.enqueue_req(conn)
             return
@@ -360,21 +383,21 @@ class DeadlineThreadWorker(ThreadWorker):
         self.serve_here(conn, request)
 
     def serve_here(self, conn, request) -> None:
-        """Answer a spectator's poll on this (the main) thread, or give it to a pool thread
-        (or to wait for the answer a pool thread is learning)."""
+        """Answer a spectator's poll on this (the main) thread, or give it to a pool thread."""
         poll = _Poll(conn, request)
         try:
             poll.environ = poll.prepare(self.cfg)
             answer, seen = self.polls.look(poll.environ, self.stamp_rows)
-        except Exception:  # the pool thread meets it again, and answers as gunicorn does
-            answer, seen = None, False
-        if answer is not None or seen:
             # A poll of a new state is rendered here too: the same polls behind it would
             # otherwise each take a pool thread, and the GIL from this loop, until one of
             # them had taught polls the answer.
-            self._answer(poll, answer)
-        else:
+            sent = self._answer(poll, answer) if answer is not None or seen else None
+        except Exception:  # nothing was sent: the pool thread meets it again, and answers
+            sent = None  # as gunicorn does (its 500, logged)
+        if sent is None:
             self._to_pool(conn, request, None)
+        else:
+            self._send(conn, *sent)
 
     def murder_pending(self):
         super().murder_pending()
@@ -392,8 +415,10 @@ class DeadlineThreadWorker(ThreadWorker):
             conn.close()
 
     def _forget_gathered(self, conn) -> None:
-        self.gathered_bytes -= len(getattr(conn, "gathered", b""))
-        conn.gathered = b""
+        gathered = getattr(conn, "gathered", None)
+        if gathered is not None:
+            self.gathered_bytes -= len(gathered.data)
+            conn.gathered = None
 
     def _watch(self, conn, callback) -> None:
         # Registered already, only the callback changes: no system call.
@@ -412,8 +437,9 @@ class DeadlineThreadWorker(ThreadWorker):
         conn.parser = _AlreadyRead(conn, request, error)
         self.enqueue_req(conn)
 
-    def _answer(self, poll: "_Poll", answer: tuple | None) -> None:
-        # gthread's handle_request: the answer known, or the application's own.
+    def _answer(self, poll: "_Poll", answer: tuple | None) -> tuple[bytes, bool]:
+        # gthread's handle_request, written into bytes: the answer known, or the
+        # application's own. Then whether the connection is kept.
         request, response, environ = poll.request, poll.response, poll.environ
         self.cfg.pre_request(self, request)
         started = datetime.now()
@@ -443,7 +469,7 @@ class DeadlineThreadWorker(ThreadWorker):
                 self.cfg.post_request(self, request, environ, response)
             except Exception:
                 self.log.exception("Exception in post_request hook")
-        self._send(poll.conn, b"".join(poll.collected.parts), not response.should_close())
+        return b"".join(poll.collected.parts), not response.should_close()
 
     def _run_application(self, response, environ: dict) -> None:
         answer = self.wsgi(environ, response.start_response)

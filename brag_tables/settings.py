@@ -71,7 +71,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # Outermost: keeps the whole stack's answer to a spectator's poll, every header every
-    # middleware below added, for the WSGI application (brag_tables.wsgi) to answer the next.
+    # middleware below added, for SpectatorPolls (around the application in the gunicorn
+    # worker, gunicorn.conf.py) to answer the next.
     "matches.web.polls.SpectatorPollLearner",
     # Before anything reads the body (the learner reads only headers): no multipart, nothing
     # over the cap below.

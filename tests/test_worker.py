@@ -3,6 +3,7 @@ request whole before a pool thread sees it, and answers spectators' polls itself
 the whole stack answered them (matches.web.polls). These tests run it (one worker, its own
 SQLite database, a table of four) and speak HTTP/1.1 to it over 127.0.0.1 only."""
 
+import contextlib
 import os
 import re
 import runpy
@@ -36,7 +37,7 @@ from matches.models import Table
 from matches.play import services
 table = Table.objects.get(pk=int(os.environ["TAPPED_TABLE"]))
 match = table.matches.open().get()
-seat = match.seats.order_by("pk").first()
+seat = match.seats.filter(place__isnull=True).order_by("pk").first()
 services.match_eliminate(
     table_id=table.pk, match_id=match.pk, player_id=seat.player_id, key=uuid.uuid4(),
     by=get_user_model().objects.get(username="host"),
@@ -96,32 +97,36 @@ def served(tmp_path_factory):
     manage(env, "migrate", "--noinput")
     table_id = int(manage(env, "shell", "-c", SEED).split()[-1])
     port = free_port()
-    gunicorn = Path(sys.executable).parent / "gunicorn"
-    log = open(folder / "gunicorn.log", "w")  # noqa: SIM115 (closed below)
+    with gunicorn(env, folder / "gunicorn.log", f"127.0.0.1:{port}") as process:
+        yield Served(port, table_id, env, process)
+    assert "Traceback" not in (folder / "gunicorn.log").read_text()
+
+
+@contextlib.contextmanager
+def gunicorn(env: dict, log_path: Path, bind: str, *options: str):
+    """One worker, as gunicorn.conf.py sets it up, serving once it answers."""
+    log = open(log_path, "w")  # noqa: SIM115 (closed below)
     process = subprocess.Popen(
-        [str(gunicorn), "brag_tables.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+        [str(Path(sys.executable).parent / "gunicorn"), "brag_tables.wsgi", "--bind", bind,
+         "--workers", "1", *options],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while True:
             assert process.poll() is None, "gunicorn ended"
             try:
-                with Connection(port) as conn:
+                with Connection(bind) as conn:
                     if conn.get("/manifest.webmanifest").status == 200:
                         break
             except OSError:
                 assert time.monotonic() < deadline, "gunicorn did not answer"
                 time.sleep(0.2)
-        yield Served(port, table_id, env, process)
+        yield process
     finally:
         process.terminate()
         process.wait(timeout=30)
         log.close()
-    assert "Traceback" not in (folder / "gunicorn.log").read_text()
 
 
 class Reply:
@@ -142,8 +147,15 @@ class Reply:
 class Connection:
     """One kept-alive HTTP/1.1 connection, as a spectator's browser holds it."""
 
-    def __init__(self, port: int, timeout: float = 10) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    def __init__(self, where: int | str, timeout: float = 10) -> None:
+        """where: a port on 127.0.0.1, "127.0.0.1:port", or "unix:path"."""
+        if isinstance(where, str) and where.startswith("unix:"):
+            self.sock = socket.socket(socket.AF_UNIX)
+            self.sock.settimeout(timeout)
+            self.sock.connect(where.removeprefix("unix:"))
+        else:
+            port = where if isinstance(where, int) else int(where.rsplit(":", 1)[1])
+            self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         self.buffer = b""
 
     def __enter__(self) -> "Connection":
@@ -230,19 +242,28 @@ class TestPolls:
         assert (first.status, second.status) == (304, 200)
         assert second.header("ETag") == tag
 
-    def test_a_slow_reader_gets_the_whole_answer_and_keeps_its_connection(self, served):
-        with socket.socket() as raw:
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            raw.settimeout(10)
-            raw.connect(("127.0.0.1", served.port))
-            conn = Connection.__new__(Connection)
-            conn.sock, conn.buffer = raw, b""
-            expected = conn.get(served.board)  # the whole page: more than the window
-            for _ in range(3):
-                conn.send(f"GET {served.board} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-                time.sleep(0.3)  # the server's send buffer fills meanwhile
-                assert conn.reply().without_date() == expected.without_date()
-        assert len(expected.body) > 4096
+    def test_a_reader_that_falls_behind_gets_every_answer_whole(self, served):
+        """Polls answered faster than the client reads them fill the server's buffer for
+        the socket: the rest of an answer is sent by a pool thread as the reader catches
+        up (within the request deadline)."""
+        with Connection(served.port) as conn:
+            expected = conn.get(served.board)  # the whole page
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+            count = 8 * 1024 * 1024 // len(expected.body) + 1  # beyond what a buffer holds
+            request = f"GET {served.board} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+
+            def send() -> None:
+                for _ in range(count):
+                    conn.send(request)
+                    time.sleep(0.001)  # one at a time, as polls come
+
+            sender = threading.Thread(target=send)
+            sender.start()
+            time.sleep(LIMIT / 4)  # reading late
+            answers = [conn.reply().without_date() for _ in range(count)]
+            sender.join()
+            assert conn.get(served.json).status == 200  # the connection is still good
+        assert answers == [expected.without_date()] * count
 
     def test_a_request_split_across_packets_is_answered(self, served):
         with Connection(served.port) as conn:
@@ -342,6 +363,26 @@ class TestSlowClientsHoldNoThread:
         for conn in busy:
             conn.sock.close()
 
+    def test_a_poll_of_a_new_state_is_answered_while_every_pool_thread_is_busy(self, served):
+        with Connection(served.port) as conn:
+            old = conn.get(served.json)  # the poll is learnt
+        served.tap()
+        busy = [Connection(served.port) for _ in range(THREADS)]
+        for conn in busy:
+            conn.send(
+                b"POST /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/x-www-form-urlencoded\r\n"
+                b"Content-Length: 100000\r\n\r\nx"
+            )
+        time.sleep(0.3)
+        started = time.monotonic()
+        with Connection(served.port, timeout=LIMIT / 2) as poll:
+            new = poll.get(served.json, tag=old.header("ETag"))
+        assert time.monotonic() - started < LIMIT / 2
+        assert new.status == 200 and new.header("ETag") != old.header("ETag")
+        for conn in busy:
+            conn.sock.close()
+
     def test_a_big_body_trickled_is_cut_at_the_deadline(self, served):
         # Over the body the loop gathers: a pool thread reads it, within the deadline.
         with Connection(served.port) as conn:
@@ -378,3 +419,27 @@ def test_many_spectators_polling_at_once_all_get_the_same_answer(served):
     for thread in threads:
         thread.join(timeout=30)
     assert answers == [expected.without_date()] * 100
+
+
+@pytest.mark.parametrize(
+    "options",
+    [pytest.param(("--keep-alive", "0"), id="no keepalive"), pytest.param((), id="unix socket")],
+)
+def test_other_ways_to_serve_answer_and_survive_a_late_client(served, tmp_path, options):
+    """gunicorn's flags win over gunicorn.conf.py: with keep-alive off every answer closes its
+    connection; a Unix socket's clients have no address to log."""
+    bind = f"unix:{tmp_path / 'brag.sock'}" if not options else f"127.0.0.1:{free_port()}"
+    log = tmp_path / "gunicorn.log"
+    with gunicorn(served.env, log, bind, *options) as process:
+        late = Connection(bind)
+        late.send(b"GET /rules/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never finished
+        for _ in range(2):
+            with Connection(bind) as conn:
+                assert conn.get(served.json).status == 200
+        time.sleep(LIMIT + 1.5)  # the late one is closed meanwhile
+        assert late.closed_by_server()
+        with Connection(bind) as conn:
+            assert conn.get(served.json).status == 200
+        assert process.poll() is None
+    assert "Traceback" not in log.read_text()
+    assert "no whole request within" in log.read_text()

@@ -165,9 +165,10 @@ class SpectatorPolls:
         known answer or None, and whether the request is a poll the stack answered before
         (in another state: its answer in this one will be learnt from the stack).
 
-        rows, when given, holds the stamps read for requests that had all come before the
-        first of those reads: one read answers every poll of a table among them, as it
-        would had they come a moment later."""
+        rows, when given, holds the stamps read for requests that had all started coming
+        before the first of those reads: one read answers every poll of a table among
+        them, as it would had they come a moment later (never a state older than the one
+        the poll's viewer last saw, which was before its request)."""
         answer, seen = _look(environ, rows)
         if answer is not None:
             autobackup.backup_nightly_if_due()
