@@ -1,8 +1,10 @@
 """gunicorn settings for the spectator load test: the project's own (gunicorn.conf.py), plus
 a probe that adds up the worker's CPU per answer status. Each request's thread CPU, from
 reading the request to sending the answer, is counted under its status ("main 304" for a
-poll the worker's main thread answered); every half second the totals go to the file named by BRAG_PROBE_FILE, which the load test reads between steps.
-The worker's other CPU (accepting connections, waiting on them) is not in any status."""
+poll the worker's main thread answered from what it knew); every half second the totals go
+to the file named by BRAG_PROBE_FILE, which the load test reads between steps. The worker's
+other CPU (accepting connections, waiting on them, reading requests in the main loop) is
+not in any status."""
 
 import json
 import os

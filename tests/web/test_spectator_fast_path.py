@@ -5,8 +5,8 @@ body); anyone else, and any poll it has not seen answered, goes through the whol
 
 These tests call the WSGI applications themselves (Django's test client calls Django's
 handler, which never meets the poll's own path): SpectatorPolls around Django's WSGI handler,
-as gunicorn.conf.py's worker serves it, and Django's handler alone, the whole stack. Each is built
-for the request, under the test's settings, as a new process builds it."""
+as gunicorn.conf.py's worker serves it, and Django's handler alone, the whole stack. Each is
+built for the request, under the test's settings, as a new process builds it."""
 
 import contextlib
 import datetime
@@ -390,7 +390,7 @@ class TestCost:
         self, table, django_assert_num_queries
     ):
         """The server's main thread asks with the stamps it read for the requests one wait
-        returned (gunicorn.conf.py): they had all come before that read."""
+        returned (gunicorn.conf.py): they had all begun coming before that read."""
         kinds = [polls(table)[kind] for kind in ("board", "tv board", "json")]
         environs = []
         for path, headers in kinds:
