@@ -118,10 +118,9 @@ def _init_with_deadline(conn, init) -> None:
 
 
 # A request is gathered by the worker's main thread until it is whole: its head up to this
-# size and a body up to BODY_LIMIT (the app refuses more from the headers). Bigger ones go to
-# a pool thread as they are, which reads the rest within the request's deadline.
+# size and a body up to the app's REQUEST_BODY_MAX_BYTES (it refuses more from the headers).
+# Bigger ones go to a pool thread as they are, which reads the rest within the deadline.
 _HEAD_LIMIT = 65536
-BODY_LIMIT = 65536
 _READ_BYTES = 65536
 # What one worker holds of unfinished requests at once; past it, a request waits on a pool
 # thread as gthread would (many clients trickling big requests cost memory, not the worker).
@@ -134,23 +133,16 @@ _NOT_PLAIN = (b"\ncontent-length:", b"\ntransfer-encoding:", b"\nexpect:", b"\nu
 _CONTENT_LENGTH = re.compile(rb"\ncontent-length:[ \t]*(\d{1,12})[ \t]*(?:\r|$)")
 
 
-def _whole_plain_get(data: bytes) -> bool:
-    """Whether the bytes are exactly one whole GET with no body."""
-    return (
-        data.startswith(b"GET ")
-        and data.find(b"\r\n\r\n") == len(data) - 4
-        and not any(name in data.lower() for name in _NOT_PLAIN)
-    )
-
-
 class _Gathered:
     """What a connection sent of its next request so far. The head's end is looked for only
     in what is new, and the head read once: a request trickled in tiny pieces costs the
     loop no more than one sent whole."""
 
-    def __init__(self) -> None:
+    def __init__(self, body_limit: int) -> None:
+        self.body_limit = body_limit
         self.data = bytearray()
         self.head_end = -1
+        self.head = b""  # lowercased, once it is in
         self.size: int | None = None  # the whole request's, once the head is in
 
     def add(self, data: bytes) -> bool:
@@ -161,13 +153,23 @@ class _Gathered:
             self.head_end = self.data.find(b"\r\n\r\n", start)
             if self.head_end < 0:
                 return len(self.data) >= _HEAD_LIMIT
-            self.size = _request_size(bytes(self.data[: self.head_end]).lower())
+            self.head = bytes(self.data[: self.head_end]).lower()
+            self.size = _request_size(self.head, self.body_limit)
             if self.size is not None:
                 self.size += self.head_end + 4
         return self.size is None or len(self.data) >= self.size
 
+    @property
+    def plain_get(self) -> bool:
+        """Whether the bytes are exactly one whole GET with no body."""
+        return (
+            self.data.startswith(b"GET ")
+            and len(self.data) == self.head_end + 4
+            and not any(name in self.head for name in _NOT_PLAIN)
+        )
 
-def _request_size(head: bytes) -> int | None:
+
+def _request_size(head: bytes, body_limit: int) -> int | None:
     """The body's size the head declares, if it is one to gather (None: a chunked body, an
     Expect, or a body too big, which a pool thread reads)."""
     if b"\ntransfer-encoding:" in head or b"\nexpect:" in head:
@@ -175,7 +177,7 @@ def _request_size(head: bytes) -> int | None:
     length = _CONTENT_LENGTH.search(head)
     if length is None:
         return 0
-    return int(length.group(1)) if int(length.group(1)) <= BODY_LIMIT else None
+    return int(length.group(1)) if int(length.group(1)) <= body_limit else None
 
 
 class _Collected:
@@ -272,9 +274,12 @@ class DeadlineThreadWorker(ThreadWorker):
         super().load_wsgi()
         # Django is set up by now (brag_tables.wsgi). The early answers wrap the application
         # for the pool threads too.
+        from django.conf import settings
+
         from matches.web import polls
 
         self.polls = self.wsgi = polls.SpectatorPolls(self.wsgi)
+        self.body_limit = settings.REQUEST_BODY_MAX_BYTES
         # What the process loaded stays: the collector's full passes need not walk it.
         gc.freeze()
 
@@ -354,7 +359,7 @@ class DeadlineThreadWorker(ThreadWorker):
             self.nr_conns -= 1
             conn.close()
             return
-        gathered = conn.gathered = getattr(conn, "gathered", None) or _Gathered()
+        gathered = conn.gathered = getattr(conn, "gathered", None) or _Gathered(self.body_limit)
         if not waiting:
             conn.timeout = time.monotonic() + REQUEST_TIMEOUT  # from its first byte
         whole = gathered.add(data or b"")
@@ -371,7 +376,7 @@ class DeadlineThreadWorker(ThreadWorker):
         TConn.init(conn)  # a new connection's parser
         conn.parser.unreader.unread(request_bytes)
         conn.deadline = conn.timeout  # for a pool thread reading the rest (handle())
-        if not whole or not self.alive or not _whole_plain_get(request_bytes):
+        if not whole or not self.alive or not gathered.plain_get:
             self._unwatch(conn)
             self.enqueue_req(conn)
             return

@@ -146,17 +146,12 @@ class SpectatorPolls:
         self.application = application
 
     def __call__(self, environ: dict, start_response: StartResponse) -> Iterable[bytes]:
-        answer = self.early_answer(environ)
+        answer = self.look(environ)[0]
         if answer is None:
             return self.application(environ, start_response)
         status, headers, body = answer
         start_response(status, list(headers))
         return [body]
-
-    def early_answer(self, environ: dict) -> tuple[str, tuple, bytes] | None:
-        """The whole answer (status, headers, body) when the request is a poll whose answer
-        is known, else None."""
-        return self.look(environ)[0]
 
     def look(
         self, environ: dict, rows: dict | None = None
