@@ -281,7 +281,7 @@ PERMISSIONS_POLICY_DENIED = [
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
-CSRF_FAILURE_VIEW = "matches.web.views.tables.csrf_failure"
+CSRF_FAILURE_VIEW = "matches.web.views.errors.csrf_failure"
 
 # No inline script or style anywhere: htmx and our one script come from our own static files,
 # and htmx is told not to inject its indicator styles (see templates/base.html).

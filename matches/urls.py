@@ -1,7 +1,10 @@
 from django.urls import path, register_converter
 
 from matches.web.converters import IdConverter
+from matches.web.views import api as views_api
 from matches.web.views import corrections as views_corrections
+from matches.web.views import history as views_history
+from matches.web.views import home as views_home
 from matches.web.views import language as views_language
 from matches.web.views import league as views_league
 from matches.web.views import offline
@@ -10,9 +13,11 @@ from matches.web.views import players as views_players
 from matches.web.views import rules as views_rules
 from matches.web.views import seasons as views_seasons
 from matches.web.views import seating as views_seating
+from matches.web.views import setup as views_setup
 from matches.web.views import standings as views_standings
-from matches.web.views import tables as views
+from matches.web.views import tables as views_tables
 from matches.web.views import tonight as views_tonight
+from matches.web.views import tv as views_tv
 
 app_name = "matches"
 
@@ -20,32 +25,36 @@ app_name = "matches"
 register_converter(IdConverter, "id")
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", views_home.home, name="home"),
     path("sw.js", offline.service_worker, name="service_worker"),
     path("manifest.webmanifest", offline.manifest, name="manifest"),
     path("favicon.ico", offline.favicon, name="favicon"),
-    path("setup/", views.setup, name="setup"),
-    path("tables/new/", views.table_new, name="table_new"),
-    path("tables/<id:table_id>/", views.table_detail, name="table"),
-    path("tables/<id:table_id>/tap/", views.table_tap, name="tap"),
-    path("tables/<id:table_id>/undo/", views.table_undo, name="undo"),
-    path("tables/<id:table_id>/roster/", views.table_roster, name="roster"),
-    path("tables/<id:table_id>/close/", views.table_close, name="close"),
-    path("tables/<id:table_id>/reopen/", views.table_reopen, name="reopen"),
-    path("tables/<id:table_id>/qr.svg", views.table_qr, name="qr"),
-    path("tables/<id:table_id>/matches/", views.table_matches, name="matches"),
-    path("tables/<id:table_id>/matches/<id:number>/", views.match_detail, name="match"),
+    path("setup/", views_setup.setup, name="setup"),
+    path("tables/new/", views_tables.table_new, name="table_new"),
+    path("tables/<id:table_id>/", views_tables.table_detail, name="table"),
+    path("tables/<id:table_id>/tap/", views_tables.table_tap, name="tap"),
+    path("tables/<id:table_id>/undo/", views_tables.table_undo, name="undo"),
+    path("tables/<id:table_id>/roster/", views_tables.table_roster, name="roster"),
+    path("tables/<id:table_id>/close/", views_tables.table_close, name="close"),
+    path("tables/<id:table_id>/reopen/", views_tables.table_reopen, name="reopen"),
+    path("tables/<id:table_id>/qr.svg", views_tables.table_qr, name="qr"),
+    path("tables/<id:table_id>/matches/", views_history.table_matches, name="matches"),
+    path("tables/<id:table_id>/matches/<id:number>/", views_history.match_detail, name="match"),
     path(
         "tables/<id:table_id>/matches/<id:number>/correct/",
         views_corrections.match_correct,
         name="match_correct",
     ),
-    path("tables/<id:table_id>/board/", views.table_tv, name="tv"),
+    path("tables/<id:table_id>/board/", views_tv.table_tv, name="tv"),
     # The night's story and its share card (issue 24).
     path("tables/<id:table_id>/tonight/", views_tonight.table_tonight, name="tonight"),
     path("tables/<id:table_id>/tonight.png", views_tonight.table_tonight_png, name="tonight_png"),
     path("tables/<id:table_id>/standings/", views_standings.standings, name="table_standings"),
-    path("tables/<id:table_id>/results.csv", views.table_results_csv, name="table_results_csv"),
+    path(
+        "tables/<id:table_id>/results.csv",
+        views_history.table_results_csv,
+        name="table_results_csv",
+    ),
     path("standings/", views_standings.standings, name="standings"),
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),
     path("results.csv", views_standings.league_results_csv, name="results_csv"),
@@ -66,8 +75,10 @@ urlpatterns = [
         name="player_public_name",
     ),
     path("players/<id:player_id>/erase/", views_player_names.player_erase, name="player_erase"),
-    path("api/tables/<id:table_id>/", views.api_table, name="api_table"),
-    path("api/tables/<id:table_id>/matches/", views.api_table_matches, name="api_table_matches"),
+    path("api/tables/<id:table_id>/", views_api.api_table, name="api_table"),
+    path(
+        "api/tables/<id:table_id>/matches/", views_api.api_table_matches, name="api_table_matches"
+    ),
     path("api/standings/", views_standings.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
     path("seasons/new/", views_seasons.season_new, name="season_new"),

@@ -1,0 +1,69 @@
+"""The table's read-only JSON: its open match and latest filed matches, and older pages."""
+
+from django.http import HttpResponse
+from django.utils import translation
+from django.views.decorators.http import condition, require_safe
+
+from matches.core.stamp import Snapshot
+from matches.models import Table
+from matches.play import selectors
+from matches.web import caching
+from matches.web.exports import (
+    json_response,
+)
+from matches.web.htmx import HtmxHttpRequest
+from matches.web.middleware import language_neutral
+from matches.web.views.history import filed_page, older_link
+
+
+@require_safe
+@caching.shared_cache()
+@condition(etag_func=caching.api_table_etag)
+def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """The table, its open match and its latest filed matches; next links the older ones."""
+    older = older_link("matches:api_table_matches", table_id)
+    real = caching.real_names(request)
+
+    def read(table: Table) -> dict:
+        with translation.override(None):  # the same document in every language
+            return selectors.table_api(table=table, link_older=older, real_names=real)
+
+    response = caching.table_response(
+        request,
+        table_id,
+        caching.TABLE_API,
+        read,
+        lambda snapshot: json_response(snapshot.content),
+        keep=True,
+    )
+    # The same document in every language: a shared cache keeps one copy, not one per
+    # Accept-Language (middleware.LanguageNeutralMiddleware drops what LocaleMiddleware adds).
+    language_neutral(response)
+    return response
+
+
+@require_safe
+@filed_page(json=True)
+@caching.shared_cache()
+@condition(etag_func=caching.api_matches_etag)
+def api_table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
+    """A page of the table's filed matches (?before=), oldest first, as in the JSON."""
+    before = caching.filed_before(request)
+    older = older_link("matches:api_table_matches", table_id)
+    real = caching.real_names(request)
+
+    def read(table: Table) -> dict:
+        with translation.override(None):  # the same document in every language
+            return selectors.table_api_matches(
+                table=table, before=before, link_older=older, real_names=real
+            )
+
+    response = caching.table_response(
+        request, table_id, caching.TABLE_API_MATCHES, read, json_response_of, keep=False
+    )
+    language_neutral(response)
+    return response
+
+
+def json_response_of(snapshot: Snapshot) -> HttpResponse:
+    return json_response(snapshot.content)
