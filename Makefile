@@ -13,6 +13,9 @@ PORT ?= 8000
 BIND := $(if $(findstring :,$(HOST)),[$(HOST)],$(HOST)):$(PORT)
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
+# The suite runs on every core (pytest-xdist): each worker has its own test database, live
+# server and Chromium. XDIST= runs it in one process, as a debugger wants.
+XDIST ?= -n auto
 
 .PHONY: run dev serve-setup test test-js test-fast screenshots lint format setup setup-dev migrate bench loadtest messages clean
 
@@ -53,7 +56,7 @@ test: lint
 	$(LOCAL_ENV) $(PY) manage.py makemigrations --check --dry-run
 	@if command -v node >/dev/null 2>&1; then $(MAKE) --no-print-directory test-js; \
 	else echo "Node.js not found: the tap queue's logic tests (make test-js) did not run; .ci/run installs it."; fi
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) $(PYTEST_ARGS)
 
 # The tablet script's pure logic (static/js/tap-logic.js) under Node's own test runner: no
 # npm packages. BRAG_SEED=<n> picks another seed for its random sequences.
@@ -63,25 +66,27 @@ test-js:
 # The suite without the browser tests (no Chromium, no Playwright imported): a quick check
 # while working. `make test` is still the one that counts.
 test-fast: setup-dev
-	$(PY) -m pytest -m "not browser" --ignore=tests/browser $(PYTEST_ARGS)
+	$(PY) -m pytest $(XDIST) -m "not browser" --ignore=tests/browser $(PYTEST_ARGS)
 
 # Refresh the README's pictures in docs/screenshots: only the browser tests that take them.
 # Any other run writes its screenshots into tests/browser/screenshots, which git ignores.
 screenshots: setup-dev
 	BRAG_SCREENSHOTS=docs/screenshots $(PY) -m pytest tests/browser -m screenshots $(PYTEST_ARGS)
 
-# ruff, then the import rule (pyproject.toml's [tool.importlinter]: layered packages, only the
-# URLconf, admin and template tags import web/, no cycle anywhere in matches/).
-# Then mypy: rules/ core/ play/ ratings/ allow no error, the rest only mypy-baseline.txt's.
+# pre-commit's hooks (.pre-commit-config.yaml: ruff, ruff format, djhtml's template indentation
+# and the template line length), then the import rule (pyproject.toml's [tool.importlinter]:
+# layered packages, only the URLconf, admin and template tags import web/, no cycle anywhere in
+# matches/). Then mypy: rules/ core/ play/ ratings/ allow no error, the rest only
+# mypy-baseline.txt's.
 lint: setup-dev
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
+	$(VENV)/bin/pre-commit run --all-files --show-diff-on-failure
 	$(VENV)/bin/lint-imports --no-cache
 	$(PY) tools/mypy_check.py
 
 format: setup-dev
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
+	$(VENV)/bin/djhtml templates
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis test_db.sqlite3*

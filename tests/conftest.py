@@ -1,4 +1,5 @@
 import os
+import random
 
 import hypothesis
 import pytest
@@ -24,6 +25,13 @@ hypothesis.settings.register_profile(
     derandomize=False,
 )
 hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "brag"))
+
+
+def pytest_configure(config):
+    """One random number for the whole run, drawn before pytest-xdist starts its workers (which
+    inherit it), for tests that parametrize on random draws: every worker must collect the
+    same tests."""
+    os.environ.setdefault("BRAG_RUN_RANDOM", str(random.SystemRandom().randrange(2**31)))
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -138,7 +138,9 @@ def _seeds() -> list[int]:
     if replay:
         return [int(replay)]
     extra = int(os.environ.get("BRAG_MODEL_SEEDS", "2"))
-    draw = random.SystemRandom()
+    # Drawn from the run's own random number (tests/conftest.py), so that every xdist worker
+    # collects the same seeds.
+    draw = random.Random(int(os.environ["BRAG_RUN_RANDOM"]))
     return [FIXED_SEED, *(draw.randrange(1, 2**31) for _ in range(extra))]
 
 
