@@ -138,11 +138,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # read lock; WAL lets spectators read while a tap is written; the timeout makes a writer
     # wait its turn instead of failing with "database is locked". Connections are kept
     # (DJANGO_CONN_MAX_AGE) as on PostgreSQL: opening a WAL database and running these pragmas
-    # costs ~1 ms, more than a poll's whole answer; a kept connection holds no transaction
+    # costs more than a poll's whole answer; a kept connection holds no transaction
     # between requests, so it blocks no writer and no checkpoint.
-    # SQLite's page cache is per connection and 2 MB by default: from about 100k filed
-    # matches (an 80 MB file) a one-month standings read no longer fit and went from 0.53 ms
-    # to 0.84 ms. 32 MiB each (negative: KiB) holds the running totals and tallies a read
+    # SQLite's page cache is per connection and 2 MB by default, which a big league's
+    # standings read outgrows. 32 MiB each (negative: KiB) holds the running totals and tallies a read
     # touches for years of a busy league; pages are taken only as read, so a connection of a
     # small league stays small (gunicorn: one connection per thread). The memory map (256
     # MiB) lets reads come straight from the system's file cache, shared by every

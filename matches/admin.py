@@ -158,7 +158,7 @@ class PlayerAdmin(StandingsShownAdmin):
     search_fields = ["name"]
 
     def get_readonly_fields(self, request, obj=None) -> list[str]:
-        # An erased player's name is gone for good: nothing to type back in (issue 22).
+        # An erased player's name is gone for good: nothing to type back in.
         return ["name"] if obj is not None and obj.erased_at is not None else []
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):

@@ -46,7 +46,7 @@ urlpatterns = [
         name="match_correct",
     ),
     path("tables/<id:table_id>/board/", views_tv.table_tv, name="tv"),
-    # The night's story and its share card (issue 24).
+    # The night's story and its share card.
     path("tables/<id:table_id>/tonight/", views_tonight.table_tonight, name="tonight"),
     path("tables/<id:table_id>/tonight.png", views_tonight.table_tonight_png, name="tonight_png"),
     path("tables/<id:table_id>/standings/", views_standings.standings, name="table_standings"),
@@ -68,7 +68,7 @@ urlpatterns = [
         views_players.player_merge_undo,
         name="player_merge_undo",
     ),
-    # Players' names in public (issue 22, item 4).
+    # Players' names in public.
     path(
         "players/<id:player_id>/public-name/",
         views_player_names.player_public_name,
@@ -90,6 +90,6 @@ urlpatterns = [
     path("rules/", views_rules.rules, name="rules"),
     path("rules/showdown/", views_rules.showdown_page, name="showdown"),
     path("api/showdown/", views_rules.api_showdown, name="api_showdown"),
-    # Issue 22: the seat picker's search (hosts only).
+    # The seat picker's search (hosts only).
     path("api/players/search/", views_seating.api_player_search, name="api_player_search"),
 ]

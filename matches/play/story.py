@@ -136,7 +136,7 @@ def night_story(*, table: Table, now: datetime.datetime | None = None) -> Story:
         )
     )
     # Told to everyone alike (the TV, the Tonight page, the share card): the public's names,
-    # in no language ("Player 17"), as the story is kept for every viewer (issue 22).
+    # in no language ("Player 17"), as the story is kept for every viewer.
     with translation.override(None):
         seats: list[tuple[int, int, int, str, int | None]] = [
             (match_id, number, player_id, shown_player_name(

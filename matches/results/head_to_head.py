@@ -137,7 +137,7 @@ def pairs_recomputed(*, player_id: int | None = None) -> Pairs:
     seat, match, table = (qn(m._meta.db_table) for m in (Seat, Match, Table))
     above = "CASE WHEN {a}.place = 1 OR (t.mode = %s AND {a}.place < {b}.place) THEN 1 ELSE 0 END"
     # One player's side only, from their seats (an index step, where "either side" read the
-    # whole league's seats: 2 s of a 100,000-match merge); the other side is its mirror.
+    # whole league's seats on every merge); the other side is its mirror.
     only = "AND mine.player_id = %s" if player_id else ""
     sql = (
         f"SELECT mine.player_id, theirs.player_id, COUNT(*), "  # noqa: S608 (names from the models)

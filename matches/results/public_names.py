@@ -239,7 +239,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
         return player
     names = [name for name in (player.name, player.public_name) if name]
     # Records merged into this one are the same person: their names go too, and a merge
-    # undone later brings such a record back erased (issue 22, items 3 and 4).
+    # undone later brings such a record back erased.
     names += _erase_absorbed(merges)
     replacement = erased_player_name(player.pk)
     player.name = replacement

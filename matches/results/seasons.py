@@ -68,8 +68,8 @@ def season_save(
     min_nights: int = 0,
     by: User,
 ) -> Season:
-    """Create a season (season_id None) or change one; seasons never overlap. best_nights
-    (issue 24): each player's best nights count, min_nights of them to be ranked."""
+    """Create a season (season_id None) or change one; seasons never overlap. best_nights:
+    each player's best nights count, min_nights of them to be ranked."""
     require_host(by, refusal=NOT_A_HOST)
     name = season_name_clean(name)
     if last_day < first_day:

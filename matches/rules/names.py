@@ -82,7 +82,7 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", normalise_name(name).casefold())
 
 
-# --- Near names: a typed name that may be meant as a known player's (issue 22) ---
+# --- Near names: a typed name that may be meant as a known player's ---
 
 # One letter apart is asked about only between names at least this long: "Ann" and "Ian"
 # are two people far more often than a typo.

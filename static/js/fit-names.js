@@ -1,4 +1,4 @@
-// Names stay whole (issue 23): CSS breaks a name only at a space; a single word longer
+// Names stay whole: CSS breaks a name only at a space; a single word longer
 // than its box is shrunk here until it fits, instead of being split letter by letter.
 // Without JavaScript such a word is clipped by its box, never broken.
 (function () {

@@ -1,4 +1,4 @@
-// The seat picker of the launch and roster forms (issue 22). The players box (one name per
+// The seat picker of the launch and roster forms. The players box (one name per
 // line) stays the form's field: the chips are drawn from it and every change is written back
 // to it, so the page works without this script and anything filling the box still works.
 // Typing a few letters offers the league's players (the server folds case, accents and
