@@ -23,7 +23,7 @@ from matches.models import (
 from matches.play.services import table_name_clean
 from matches.ratings.replay import first_filed_position
 from matches.results.filing import tables_deleted
-from matches.results.players import player_name_available
+from matches.results.players.services import player_name_available
 from matches.web.forms import AdminLoginForm, HostProfileForm
 
 # The admin's login refuses an overlong username before django-axes records it, as the

@@ -18,8 +18,8 @@ from matches.integrity import integrity_problems
 from matches.models import MatchCorrection, Player, PlayerMerge, Season, Table
 from matches.play import corrections, services
 from matches.ratings.replay import rating_problems
-from matches.results import players as player_records
 from matches.results import public_names
+from matches.results.players import services as player_records
 from matches.rules.nights import night_of
 from tests.clients import FormClient
 from tests.factories import make_table, tap, written

@@ -25,7 +25,7 @@ from matches.models import Match, Player, Seat, Table, Tap
 from matches.org.hosts import may_change_table
 from matches.play import filings, selectors, tonight
 from matches.results import filing
-from matches.results.players import player_name_clean, players_resolve
+from matches.results.players.services import player_name_clean, players_resolve
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
 from matches.rules.names import clean_typed_name, name_key
 

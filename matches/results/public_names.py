@@ -20,7 +20,7 @@ from matches.core.stamp import tables_bump
 from matches.models import HostProfile, Player, PlayerMerge, Table
 from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
-from matches.results.players import player_lock, player_pages_refresh
+from matches.results.players.services import player_lock, player_pages_refresh
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
     PLAYER_NAME_TOO_LONG,

@@ -14,8 +14,8 @@ from matches.core.errors import RuleError
 from matches.models import HostProfile, Season, Table
 from matches.org import hosts
 from matches.play import services
-from matches.results import players as league_players
 from matches.results import seasons
+from matches.results.players import selectors as league_players
 from matches.rules import showdown
 from matches.rules.limits import (
     HOST_NAME_MAX_LENGTH,
@@ -94,7 +94,7 @@ USE_PREFIX = "use:"
 
 class AsksAboutNearNames(forms.Form):
     """A roster form that asks before adding a player whose name is close to a known one
-    (results.players.players_in_doubt). The host's answers come back as radios doubt-<n>
+    (results.players.selectors.names_in_doubt). The host's answers come back as radios doubt-<n>
     ("use:<known name>" or "new") with the name asked about in doubt-<n>-name; a name to
     use replaces the typed line in the players box, a name to add is remembered in hidden
     new_player fields, for this form only, so it is not asked about again."""
@@ -137,7 +137,7 @@ class AsksAboutNearNames(forms.Form):
         names = cleaned.get("players")
         # Asked only of a form that is otherwise right: the answer then launches or saves.
         if names and not self.errors:
-            self.doubts = league_players.players_in_doubt(names=names, settled=self.added_new)
+            self.doubts = league_players.names_in_doubt(names=names, settled=self.added_new)
             if self.doubts:
                 raise forms.ValidationError(NAMES_IN_DOUBT, code="names_in_doubt")
         return cleaned

@@ -14,7 +14,7 @@ from django.utils import timezone
 from matches.models import Player, Table, Tap
 from matches.play import filings as table_filings
 from matches.play import services
-from matches.results import players as player_records
+from matches.results.players import services as player_records
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap

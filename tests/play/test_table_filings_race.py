@@ -9,7 +9,7 @@ from django.db import connection, transaction
 
 from matches.models import Player
 from matches.play import filings as table_filings
-from matches.results import players as player_records
+from matches.results.players import services as player_records
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,7 +19,7 @@ from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
 from matches.play import services
 from matches.ratings import replay, worker
 from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
-from matches.results.players import player_merge
+from matches.results.players.services import player_merge
 from tests.clients import FormClient
 from tests.factories import make_table
 from tests.ratings.test_ratings import League, api_rows, play_out

@@ -26,9 +26,9 @@ from matches.models import (
 )
 from matches.play import services
 from matches.ratings.replay import rating_problems
-from matches.results import players as player_records
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
+from matches.results.players import services as player_records
 from matches.rules.nights import night_of
 from tests.factories import make_table, tap, tap_standing
 from tests.ratings.test_ratings import League, api_rows, play_out

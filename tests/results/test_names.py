@@ -12,7 +12,7 @@ from django.utils import translation
 
 from matches.core import errors
 from matches.models import Match, Player, Table
-from matches.results import players as player_records
+from matches.results.players import services as player_records
 from matches.rules.names import name_key
 from tests.factories import make_table
 

@@ -38,8 +38,8 @@ from matches.models import (
 )
 from matches.play import services
 from matches.ratings.replay import rating_problems
-from matches.results import players as player_records
 from matches.results import profile
+from matches.results.players import services as player_records
 from matches.rules.nights import night_of
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, tap, tap_standing

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from matches.models import Player, PlayerRating
 from matches.ratings.engine import shown_rating
-from matches.results import players as player_records
 from matches.results import profile
+from matches.results.players import services as player_records
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from matches.results import players as player_records
 from matches.results import public_names
+from matches.results.players import services as player_records
 from tests.factories import make_table
 
 

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from matches.integrity import integrity_problems
 from matches.models import DailyTally, Match, Player, RunningTotal, Seat, Tap
 from matches.play import services
-from matches.results import players as player_records
 from matches.results import running_totals
 from matches.results import standings as league_standings
+from matches.results.players import services as player_records
 from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.clients import FormClient

@@ -13,7 +13,7 @@ from django.utils import timezone
 from matches.models import Match, Player, Season, Table
 from matches.play import selectors
 from matches.ratings import selectors as ratings
-from matches.results.players import player_rename
+from matches.results.players.services import player_rename
 from matches.web import exports
 from tests.factories import make_table, tap
 

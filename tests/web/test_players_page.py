@@ -11,7 +11,7 @@ from django.utils.formats import date_format
 
 from matches.models import Player
 from matches.results import profile
-from matches.results.players import PLAYERS_PER_PAGE
+from matches.results.players.selectors import PLAYERS_PER_PAGE
 from matches.rules.nights import night_of
 from tests.factories import make_table, tap
 

@@ -16,9 +16,9 @@ from matches.integrity import integrity_problems
 from matches.models import MatchCorrection, Player, Season
 from matches.play import corrections
 from matches.play.selectors import last_seating
-from matches.results import players as player_records
 from matches.results import public_names
-from matches.results.players import players_in_doubt
+from matches.results.players import services as player_records
+from matches.results.players.selectors import names_in_doubt
 from matches.rules.names import redact
 from matches.rules.nights import night_of
 from tests.clients import FormClient
@@ -478,7 +478,7 @@ class TestErase:
         admin_client.post(reverse("matches:player_erase", args=[zoe.pk]))
         found = admin_client.get(reverse("matches:api_player_search"), {"q": "former"})
         assert found.json()["players"] == []
-        assert players_in_doubt(names=[f"Former player {zoe.pk + 1}"]) == []
+        assert names_in_doubt(names=[f"Former player {zoe.pk + 1}"]) == []
         assert last_seating(table=league["other"]) == ["Ben", "Eve"]
 
 

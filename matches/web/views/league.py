@@ -14,7 +14,8 @@ from django.views.decorators.http import condition, require_safe
 from matches.models import Player
 from matches.ratings import selectors as ratings
 from matches.ratings.engine import MODEL_NAME
-from matches.results import charts, players, profile
+from matches.results import charts, profile
+from matches.results.players.selectors import standing_merges_into
 from matches.web import caching
 from matches.web.exports import json_response
 from matches.web.htmx import HtmxHttpRequest
@@ -97,6 +98,6 @@ def player_detail(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
     body = _player_body(request, player, request.GET.get("page"))
     # The merges into this record that stand, each with its undo: for hosts only.
-    merges = players.merges_of(player_id=player.pk) if request.user.is_authenticated else []
+    merges = standing_merges_into(player_id=player.pk) if request.user.is_authenticated else []
     context = {"player": player, "body": body, "merges": merges}
     return render(request, "matches/player.html", context)

@@ -9,7 +9,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from matches.core.errors import RuleError
 from matches.models import Player, PlayerMerge
-from matches.results import players as player_records
+from matches.results.players import selectors as player_selectors
+from matches.results.players import services as player_services
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.web.access import host_required
 from matches.web.forms import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
@@ -28,7 +29,7 @@ def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     form = PlayerRenameForm(request.POST or None, initial={"name": player.name})
     if request.method == "POST" and form.is_valid():
         try:
-            player = player_records.player_rename(
+            player = player_services.player_rename(
                 player_id=player.pk, name=form.cleaned_data["name"], by=request.user
             )
         except RuleError as error:
@@ -51,7 +52,7 @@ def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     form = PlayerMergeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            kept, other = player_records.player_merge_preview(
+            kept, other = player_selectors.player_merge_preview(
                 keep_id=player.pk, other_name=form.cleaned_data["other"]
             )
         except RuleError as error:
@@ -70,7 +71,7 @@ def _merge_form(request: HtmxHttpRequest, player: Player, form: PlayerMergeForm)
     context = {
         "player": player,
         "form": form,
-        "names": player_records.player_names_like(player=player),
+        "names": player_selectors.other_player_names(player=player),
     }
     return render(request, "matches/player_merge.html", context, status=status)
 
@@ -81,7 +82,7 @@ def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
     if confirm.is_valid():
         other = confirm.cleaned_data["other"].strip()
         try:
-            player_records.player_merge(
+            player_services.player_merge(
                 keep_id=player.pk,
                 other_name=other,
                 other_id=confirm.cleaned_data["other_id"],
@@ -105,7 +106,7 @@ def player_merge_undo(request: HtmxHttpRequest, merge_id: int) -> HttpResponse:
     """Take a merge back; a refusal is said on the page the host came from, nothing changed."""
     record = get_object_or_404(PlayerMerge, pk=merge_id)
     try:
-        record = player_records.player_merge_undo(merge_id=record.pk, by=request.user)
+        record = player_services.player_merge_undo(merge_id=record.pk, by=request.user)
     except RuleError as error:
         messages.error(request, error.message)
     else:
@@ -124,7 +125,7 @@ def player_merge_undo(request: HtmxHttpRequest, merge_id: int) -> HttpResponse:
 @require_safe
 def player_merges(request: HtmxHttpRequest) -> HttpResponse:
     """Every merge, newest first, with who did it, and an undo for those that stand."""
-    page = player_records.merges_page(page=request.GET.get("page"))
+    page = player_selectors.merges_page(page=request.GET.get("page"))
     return render(request, "matches/player_merges.html", {"page": page})
 
 
@@ -133,5 +134,5 @@ def player_merges(request: HtmxHttpRequest) -> HttpResponse:
 def player_list(request: HtmxHttpRequest) -> HttpResponse:
     """The league's players, searchable by name, a page at a time."""
     query = request.GET.get("q", "")[:NAME_MAX_LENGTH]
-    page = player_records.players_page(query=query, page=request.GET.get("page"))
+    page = player_selectors.players_page(query=query, page=request.GET.get("page"))
     return render(request, "matches/players.html", {"page": page, "query": query.strip()})

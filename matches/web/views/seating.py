@@ -3,7 +3,7 @@
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe
 
-from matches.results.players import players_search
+from matches.results.players.selectors import players_search
 from matches.web.access import host_required
 from matches.web.exports import json_response
 from matches.web.htmx import HtmxHttpRequest

@@ -1,8 +1,15 @@
-"""Issue 22: the league's side of "Did you mean?" and of the seat picker's search."""
+"""The player selectors: the league's side of "Did you mean?", of the seat picker's search and
+of the merge form's suggestions."""
 
 import pytest
 
-from matches.results.players import NameInDoubt, players_in_doubt, players_search
+from matches.models import Player
+from matches.results.players.selectors import (
+    NameInDoubt,
+    names_in_doubt,
+    other_player_names,
+    players_search,
+)
 from tests.factories import make_table
 
 pytestmark = pytest.mark.django_db
@@ -14,26 +21,26 @@ def league(host):
     make_table(host=host, players=["Zoë", "Ben", "Cara"])
 
 
-class TestPlayersInDoubt:
+class TestNamesInDoubt:
     def test_new_names_close_to_known_players_in_the_order_typed(self, league):
-        doubts = players_in_doubt(names=["Margret", "Bob", "Zoe", "Ann", "Zack"])
+        doubts = names_in_doubt(names=["Margret", "Bob", "Zoe", "Ann", "Zack"])
         assert doubts == [
             NameInDoubt(typed="Margret", known=["Margaret"]),
             NameInDoubt(typed="Zoe", known=["Zoë", "Zoë Martins"]),
         ]
 
     def test_names_the_host_chose_to_add_are_not_asked_again(self, league):
-        assert players_in_doubt(names=["Zoe", "Margret"], settled=["zoe"]) == [
+        assert names_in_doubt(names=["Zoe", "Margret"], settled=["zoe"]) == [
             NameInDoubt(typed="Margret", known=["Margaret"])
         ]
 
     def test_known_players_cost_one_query(self, league, django_assert_num_queries):
         with django_assert_num_queries(1):
-            assert players_in_doubt(names=["Zoë", "BOB", "margaret"]) == []
+            assert names_in_doubt(names=["Zoë", "BOB", "margaret"]) == []
 
     def test_new_names_cost_two_queries_however_many(self, league, django_assert_num_queries):
         with django_assert_num_queries(2):
-            assert len(players_in_doubt(names=["Zoe", "Margret", "Zack", "Bobby", "Cary"])) == 2
+            assert len(names_in_doubt(names=["Zoe", "Margret", "Zack", "Bobby", "Cary"])) == 2
 
 
 class TestPlayersSearch:
@@ -54,3 +61,18 @@ class TestPlayersSearch:
     def test_nothing_typed_finds_nothing(self, league, django_assert_num_queries):
         with django_assert_num_queries(0):
             assert players_search(query="  ") == []
+
+
+class TestOtherPlayerNames:
+    def test_every_player_but_the_one_asked_about(self, league):
+        zoe = Player.objects.get(name="Zoë")
+        names = other_player_names(player=zoe)
+        assert sorted(names) == [
+            "Ann Lee",
+            "Ann Moss",
+            "Ben",
+            "Bob",
+            "Cara",
+            "Margaret",
+            "Zoë Martins",
+        ]

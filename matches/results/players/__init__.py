@@ -1,0 +1,1 @@
+"""The league's players: writes in services, reads in selectors."""

@@ -1,0 +1,240 @@
+"""The writes on the league's players: a typed name is cleaned and matched to the player who
+has it (or a new one), a host renames a player, or merges two records of the same person into
+one and may undo that. Every seat, tap, tally and rating follows, and every cached page that
+shows names (standings, ratings, table pages, the TV) is refreshed at once."""
+
+import json
+from collections.abc import Sequence
+from typing import cast
+
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.core import serializers
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Model, Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from matches.core.errors import Refusal, RuleError
+from matches.core.stamp import standings_changed, tables_bump
+from matches.models import Match, Player, PlayerMerge, RatingChange, Seat, Tap
+from matches.org.hosts import User, require_host
+from matches.ratings import replay
+from matches.results import tallies
+from matches.results.filing import players_merged, players_recount
+from matches.results.players.selectors import PLAYER_NOT_FOUND, players_to_merge
+from matches.rules.names import NAME_POSES_AS_A_RECORD, clean_name, name_key, reads_as_a_record
+
+PLAYER_NAME_TAKEN = _(
+    "Another player is already called “%(name)s” (names ignore upper and lower case); "
+    "choose a different name."
+)
+NOT_A_HOST = _("Only a host can rename or merge players; nothing was changed.")
+MERGE_NOT_FOUND = _("That merge does not exist; nothing was changed.")
+MERGE_ALREADY_UNDONE = _("This merge was already undone; nothing was changed.")
+UNDO_KEPT_GONE = _(
+    "“%(name)s” was merged into a record that has itself been merged since: undo that "
+    "later merge first; nothing was changed."
+)
+UNDO_NAME_TAKEN = _(
+    "Another player is called “%(name)s” now, so “%(absorbed)s” cannot come back: rename "
+    "that player first; nothing was changed."
+)
+
+
+def player_lock(player_id: int) -> Player:
+    """The player's row, locked for a write in this transaction, or a RuleError."""
+    player = Player.objects.select_for_update().filter(pk=player_id).first()
+    if player is None:
+        raise RuleError(PLAYER_NOT_FOUND)
+    return player
+
+
+def player_pages_refresh(player_ids: list[int]) -> None:
+    """Move on every table these players sat at, and the standings stamp, for their names."""
+    # Names appear on cached standings and on every page of the tables they sat at: their
+    # versions move, so no kept rendering or 304 answers for them, and so does the standings
+    # stamp (standings, ratings, player pages, seasons).
+    tables_bump(player_ids=player_ids)
+    standings_changed()
+
+
+def player_name_clean(name: str) -> str:
+    """A name as stored (see rules.names.clean_name), or a RuleError saying what is wrong."""
+    try:
+        return clean_name(name)
+    except ValidationError as error:
+        raise RuleError(error.messages[0]) from None
+
+
+def player_name_available(*, name: str, player_id: int | None = None) -> str:
+    """A name as stored for this player (None: a new one), or a RuleError: unclean or taken."""
+    name = player_name_clean(name)
+    holders = Player.objects.filter(key=name_key(name))
+    if player_id is not None:
+        holders = holders.exclude(pk=player_id)
+    holder = holders.first()
+    if holder is not None:
+        raise RuleError(PLAYER_NAME_TAKEN, name=holder.name)
+    # Nor the name the public reads of another player (results.public_names refuses the
+    # same the other way round): the public would take one for the other.
+    others = Player.objects.exclude(public_name="")
+    if player_id is not None:
+        others = others.exclude(pk=player_id)
+    key = name_key(name)
+    if any(name_key(other) == key for other in others.values_list("public_name", flat=True)):
+        raise RuleError(PLAYER_NAME_TAKEN, name=name)
+    if reads_as_a_record(name, hidden=False):
+        raise RuleError(NAME_POSES_AS_A_RECORD, name=name)
+    return name
+
+
+def players_resolve(*, names: Sequence[str]) -> list[Player]:
+    """The league's players for these names (created as first written), in the same order."""
+    wanted = {name_key(name): name for name in names}
+
+    def existing() -> dict[str, Player]:
+        return {player.key: player for player in Player.objects.filter(key__in=wanted)}
+
+    found = existing()
+    missing = [Player(name=name, key=key) for key, name in wanted.items() if key not in found]
+    for player in missing:
+        # A known player keeps the name; a new one may not read as an erased record.
+        if reads_as_a_record(player.name, hidden=False):
+            raise RuleError(NAME_POSES_AS_A_RECORD, name=player.name)
+    if missing:
+        # Another table may create the same new player at this moment: let the unique
+        # index pick one row and read it back instead of failing.
+        Player.objects.bulk_create(missing, ignore_conflicts=True)
+        found = existing()
+    return [found[name_key(name)] for name in names]
+
+
+@transaction.atomic
+def player_rename(*, player_id: int, name: str, by: User) -> Player:
+    """Give a player a new name; a name another player has (in any case) is refused."""
+    require_host(by, refusal=NOT_A_HOST)
+    player = player_lock(player_id)
+    # The same rules as a new player's name, and no other player may read the same.
+    player.name = player_name_available(name=name, player_id=player.pk)
+    player.save(update_fields=["name", "key"])
+    player_pages_refresh([player.pk])
+    return player
+
+
+# The ids moved back are read this many at a time (databases cap a statement's parameters).
+ID_CHUNK = 500
+
+
+def _chunks(ids: Sequence[int]) -> list[list[int]]:
+    return [list(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
+
+
+def _log(by: User, obj: Model, flag: int, message: str) -> None:
+    """One line of the admin's history of obj, naming who did it."""
+    LogEntry.objects.log_actions(
+        user_id=cast("int", by.pk), queryset=[obj], action_flag=flag, change_message=message,
+        single_object=True,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def player_merge(
+    *, keep_id: int, other_name: str, by: User, other_id: int | None = None
+) -> PlayerMerge:
+    """Make the record called other_name part of keep; the PlayerMerge says what moved."""
+    # Its seats, taps, wins, dealt games, tallies and head-to-head move, its rating history
+    # is replayed as keep's, and the record goes. What moved is kept (PlayerMerge) so that
+    # player_merge_undo can give it back. other_id: the record the host confirmed, refused
+    # if the name is another's by now.
+    require_host(by, refusal=NOT_A_HOST)
+    keep, drop = players_to_merge(
+        keep_id=keep_id, other_name=other_name, other_id=other_id, lock=True
+    )
+    player_pages_refresh([keep.pk, drop.pk])
+    record = PlayerMerge.objects.create(
+        kept=keep,
+        absorbed_id=drop.pk,
+        absorbed_name=drop.name,
+        absorbed=json.loads(serializers.serialize("json", [drop]))[0]["fields"],
+        seat_ids=list(Seat.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        tap_ids=list(Tap.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        merged_by_id=cast("int", by.pk),
+    )
+    Seat.objects.filter(player=drop).update(player=keep)
+    Tap.objects.filter(player=drop).update(player=keep)
+    Match.objects.filter(winner=drop).update(winner=keep)
+    Match.objects.filter(first_dealer=drop).update(first_dealer=keep)
+    # Not moved: the replay below writes keep's rating change of every match of the merged
+    # career, numbered along it, from its first. Deleting them is cheaper than moving them,
+    # which rewrote every row and its index entries.
+    RatingChange.objects.filter(player=drop).delete()
+    players_merged(keep_id=keep.pk, drop_id=drop.pk)
+    replay.ratings_merged(keep=keep, dropped_id=drop.pk)
+    said = f"Merged “{drop.name}” (#{drop.pk}) into “{keep.name}” (#{keep.pk}), merge #{record.pk}."
+    _log(by, keep, CHANGE, said)
+    _log(by, drop, DELETION, said)
+    _log(by, record, ADDITION, said)
+    drop.delete()
+    return record
+
+
+def _restore(record: PlayerMerge) -> Player:
+    """The absorbed row written back as it was, with its id (a raw save: no field is
+    recomputed). Fields added to Player since the merge take their defaults."""
+    stored = {
+        "model": Player._meta.label_lower,
+        "pk": record.absorbed_id,
+        "fields": record.absorbed,
+    }
+    (restored,) = serializers.deserialize("python", [stored], ignorenonexistent=True)
+    restored.save()
+    return cast("Player", restored.object)
+
+
+@transaction.atomic
+def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
+    """Take a merge back: the absorbed record comes back as it was, with what moved."""
+    # Exactly the seats and taps that moved come back (and the wins and deals of those
+    # matches); matches filed since stay with whoever played them. Both players' aggregates
+    # are counted afresh and the ratings replayed from the first match given back.
+    require_host(by, refusal=NOT_A_HOST)
+    record = PlayerMerge.objects.select_for_update().filter(pk=merge_id).first()
+    if record is None:
+        raise RuleError(MERGE_NOT_FOUND)
+    if record.undone_at is not None:
+        raise RuleError(MERGE_ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
+    keep = Player.objects.select_for_update().filter(pk=record.kept_id).first()
+    if keep is None:
+        raise RuleError(UNDO_KEPT_GONE, name=record.absorbed_name)
+    holder = Player.objects.filter(
+        Q(key=name_key(record.absorbed_name)) | Q(pk=record.absorbed_id)
+    ).first()
+    if holder is not None:
+        raise RuleError(UNDO_NAME_TAKEN, name=holder.name, absorbed=record.absorbed_name)
+    player_pages_refresh([keep.pk])
+    drop = _restore(record)
+    for chunk in _chunks(record.seat_ids):
+        Seat.objects.filter(pk__in=chunk, player=keep).update(player=drop)
+    for chunk in _chunks(record.tap_ids):
+        Tap.objects.filter(pk__in=chunk, player=keep).update(player=drop)
+    # What else each match given back says of the player follows its seat.
+    given_back = Seat.objects.filter(player=drop).values("match_id")
+    Tap.objects.filter(match_id__in=given_back, player=keep).update(player=drop)
+    Match.objects.filter(pk__in=given_back, winner=keep).update(winner=drop)
+    Match.objects.filter(pk__in=given_back, first_dealer=keep).update(first_dealer=drop)
+    # The replay writes the restored player's rating changes (as after the merge).
+    RatingChange.objects.filter(match_id__in=given_back, player=keep).delete()
+    tallies.tallies_refresh(player_ids=[keep.pk, drop.pk])
+    players_recount(player_ids=[keep.pk, drop.pk])
+    replay.ratings_unmerged(restored_id=drop.pk)
+    record.undone_at, record.undone_by_id = timezone.now(), by.pk
+    record.save(update_fields=["undone_at", "undone_by"])
+    said = (
+        f"Undid merge #{record.pk}: “{drop.name}” (#{drop.pk}) is a record of its own again, "
+        f"apart from “{keep.name}” (#{keep.pk})."
+    )
+    _log(by, keep, CHANGE, said)
+    _log(by, drop, ADDITION, said)
+    _log(by, record, CHANGE, said)
+    return record
