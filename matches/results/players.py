@@ -32,7 +32,7 @@ from matches.models import (
     Tap,
 )
 from matches.org.hosts import User, require_host
-from matches.ratings import replay
+from matches.ratings import schedule
 from matches.ratings.engine import shown_rating
 from matches.results import tallies
 from matches.results.filing import players_merged, players_recount
@@ -244,7 +244,7 @@ def player_merge(
     # moving 3,000 rows cost it 70-170 ms on PostgreSQL.
     RatingChange.objects.filter(player=drop).delete()
     players_merged(keep_id=keep.pk, drop_id=drop.pk)
-    replay.ratings_merged(keep=keep, dropped_id=drop.pk)
+    schedule.ratings_merged(keep=keep, dropped_id=drop.pk)
     said = f"Merged “{drop.name}” (#{drop.pk}) into “{keep.name}” (#{keep.pk}), merge #{record.pk}."
     _log(by, keep, CHANGE, said)
     _log(by, drop, DELETION, said)
@@ -301,7 +301,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     RatingChange.objects.filter(match_id__in=given_back, player=keep).delete()
     tallies.tallies_refresh(player_ids=[keep.pk, drop.pk])
     players_recount(player_ids=[keep.pk, drop.pk])
-    replay.ratings_unmerged(restored_id=drop.pk)
+    schedule.ratings_unmerged(restored_id=drop.pk)
     record.undone_at, record.undone_by_id = timezone.now(), by.pk
     record.save(update_fields=["undone_at", "undone_by"])
     said = (

@@ -18,7 +18,7 @@ from openskill.models import PlackettLuce
 
 from matches.models import Match, PlayerRating, RatingChange, Table
 from matches.play import services
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from tests.factories import make_table, open_match, tap, tap_standing
 from tests.strategies import rating_ops, rating_tables
 

@@ -1,7 +1,7 @@
-"""The ratings replay in bounded steps (issue 21's main finding): an undo of an old crowning,
-a merge or a rebuild only moves the replay's position in its own transaction; the later
-matches are re-rated afterwards, a few at a time, each step its own short transaction, and
-until the last step the ratings shown are the last settled ones, said to be updating.
+"""The ratings replay in bounded steps: an undo of an old crowning, a merge or a rebuild only
+moves the replay's position in its own transaction; the later matches are re-rated
+afterwards, a few at a time, each step its own short transaction, and until the last step
+the ratings shown are the last settled ones, said to be updating.
 
 These tests run the replay by hand (RATINGS_REPLAY="manual": nothing steps on its own),
 except the last, which lets a serving process's thread do it."""
@@ -17,8 +17,9 @@ from django.utils import timezone
 from matches.core.rows import unnest_rows
 from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
 from matches.play import services
-from matches.ratings import replay, worker
-from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
+from matches.ratings import schedule, steps, store, worker
+from matches.ratings.audit import rating_problems
+from matches.ratings.steps import Step, ratings_settle, replay_step
 from matches.results.players import player_merge
 from tests.clients import FormClient
 from tests.factories import make_table
@@ -30,9 +31,9 @@ ROSTER = ["Ann", "Bob", "Cy", "Dee"]
 @pytest.fixture
 def manual(settings):
     settings.RATINGS_REPLAY = "manual"
-    replay._kept.clear()  # what a process remembers between steps: a fresh process
+    steps._kept.clear()  # what a process remembers between steps: a fresh process
     yield
-    replay._kept.clear()
+    steps._kept.clear()
 
 
 def stored_changes() -> list[tuple]:
@@ -142,7 +143,7 @@ class TestSteps:
     def test_each_step_rates_a_bounded_number_of_matches_in_the_same_queries(
         self, manual, host, monkeypatch, django_assert_num_queries
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=7)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -164,20 +165,20 @@ class TestSteps:
     def test_a_crash_between_steps_resumes_where_the_last_step_committed(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         assert replay_step(owner="first")[0] is Step.STEPPED
         position = RatingsReplay.objects.get().from_match_id
-        replay._kept.clear()  # the process died; what it remembered is gone
+        steps._kept.clear()  # the process died; what it remembered is gone
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
         assert replay_step(owner="second") == (Step.STEPPED, 2)
         assert RatingsReplay.objects.get().from_match_id > position
         settle_and_check(client, league, owner="second")
 
     def test_another_process_waits_while_the_lease_holds(self, manual, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 1)
         _, front, _ = league_with_an_old_crowning(host, later=3)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         assert replay_step(owner="first")[0] is Step.STEPPED
@@ -189,7 +190,7 @@ class TestSteps:
     def test_a_match_filed_while_the_replay_runs_is_rated_in_its_turn(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=4)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -206,7 +207,7 @@ class TestSteps:
     def test_an_earlier_undo_during_the_replay_moves_it_back(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 1)
         league = League()
         early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
         front = make_table(host=host, players=ROSTER, name="Front")
@@ -248,7 +249,7 @@ class TestSteps:
         """Bob and Bobby alternate, so once merged the stored changes not yet replayed carry
         career numbers that the replayed ones reuse (Bobby's 2nd is the merged Bob's 4th):
         a restarted process must take each player's state from the replayed side only."""
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league = League()
         one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
         two = make_table(host=host, players=["Dee", "Bobby", "Eve"], name="Two")
@@ -259,16 +260,18 @@ class TestSteps:
         player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
         merge_names(league, "Bobby", "Bob")
         assert replay_step(owner="first") == (Step.STEPPED, 2)
-        replay._kept.clear()  # the process died; what it remembered is gone
+        steps._kept.clear()  # the process died; what it remembered is gone
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
         settle_and_check(client, league, owner="second")
 
     def test_the_rebuild_reports_its_progress(self, manual, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league_with_an_old_crowning(host, later=4)
         RatingChange.objects.update(mu=1.0)  # damage every stored change
         seen = []
-        assert replay.ratings_rebuild(progress=lambda done, total: seen.append((done, total))) == 5
+        assert (
+            schedule.ratings_rebuild(progress=lambda done, total: seen.append((done, total))) == 5
+        )
         assert seen == [(2, 5), (4, 5), (5, 5)]
         assert rating_problems() == []
 
@@ -283,14 +286,14 @@ def replay_thread():
 def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, replay_thread):
     """Background mode, as under gunicorn: the undo's answer comes first, then this
     process's replay thread re-rates the later matches and the ratings settle."""
-    replay._kept.clear()
+    steps._kept.clear()
     settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
     league, front, _ = league_with_an_old_crowning(host, later=3)
     settings.RATINGS_REPLAY = "background"
     services.table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
     league.filed.pop(0)
     deadline = time.monotonic() + 20
-    while replay.ratings_updating():
+    while schedule.ratings_updating():
         assert time.monotonic() < deadline, "the replay did not settle"
         time.sleep(0.05)
     assert rating_problems() == []
@@ -326,23 +329,23 @@ class TestAStepRacedByAWrite:
     writes nothing and is taken again, unless the write was a filing at the end."""
 
     def _step_raced_by(self, write, monkeypatch) -> tuple[Step, int]:
-        real = replay._rerate
+        real = steps._rerate
 
         def rerate_then_write(*args, **kwargs):
             read = real(*args, **kwargs)
             write()
             return read
 
-        monkeypatch.setattr(replay, "_rerate", rerate_then_write)
+        monkeypatch.setattr(steps, "_rerate", rerate_then_write)
         try:
             return replay_step(owner="a")
         finally:
-            monkeypatch.setattr(replay, "_rerate", real)
+            monkeypatch.setattr(steps, "_rerate", real)
 
     def test_a_filing_at_the_end_leaves_a_step_that_is_not_the_last_alone(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -366,7 +369,7 @@ class TestAStepRacedByAWrite:
     def test_an_undo_among_the_steps_matches_makes_it_read_again(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 3)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 3)
         league = League()
         early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
         back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
@@ -386,7 +389,7 @@ class TestAStepRacedByAWrite:
         settle_and_check(client, league, owner="a")
 
     def test_a_merge_during_a_step_makes_it_read_again(self, manual, client, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league = League()
         front = make_table(host=host, players=ROSTER, name="Front")
         one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
@@ -427,11 +430,11 @@ class TestAStepsWrite:
                  abs(mu) / 3 + 1e-9, place, bool(index % 2), index + 1, index, index + 2,
                  None if first else place)
             )  # fmt: skip
-        replay._Rerated(1, None, [match.pk], rows, []).write()
+        steps._Rerated(1, None, [match.pk], rows, []).write()
         stored = list(
             RatingChange.objects.filter(match=match)
             .order_by("player_id")
-            .values_list(*replay.UPSERT_COLUMNS)
+            .values_list(*store.CHANGE_COLUMNS)
         )
         assert stored == sorted(rows, key=lambda row: row[1])
 
