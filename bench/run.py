@@ -199,7 +199,7 @@ def undo_after_later_matches(tablet, live, host, people, floor, repeat: int) -> 
     itself (its steps, as a serving process's thread runs them) is settled after each
     round, untimed (loadtest/run.py --replay times it under load)."""
     from matches.play import services
-    from matches.ratings.replay import ratings_settle
+    from matches.ratings.steps import ratings_settle
 
     others = [
         services.table_launch(

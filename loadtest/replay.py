@@ -54,7 +54,7 @@ def _seed(matches: int) -> dict:
     from matches.models import Match, Player, Seat, Tap
     from matches.play import services
     from matches.play.seed import league_seed
-    from matches.ratings.replay import ratings_settle
+    from matches.ratings.steps import ratings_settle
     from matches.results.filing import league_recount
     from matches.rules.names import name_key
 

@@ -21,7 +21,7 @@ from matches.models import (
     Tap,
 )
 from matches.play.services import table_name_clean
-from matches.ratings.replay import first_filed_position
+from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
 from matches.results.players.services import player_name_available
 from matches.web.forms import AdminLoginForm, HostProfileForm

@@ -52,7 +52,7 @@ def _plain_http_and_static():
         SECURE_HSTS_SECONDS=0,
         STORAGES=storages,
         # The ratings replay runs in the write's own transaction, so a test reads settled
-        # ratings right after a write; tests/ratings/test_replay_steps.py drives the steps.
+        # ratings right after a write; tests/ratings/test_steps.py drives the steps.
         RATINGS_REPLAY="inline",
         # No automatic backups into the checkout: tests/test_backup.py turns them on, in a
         # folder of the test's own, run in the request's thread.

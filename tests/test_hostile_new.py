@@ -17,7 +17,7 @@ from django.utils import translation
 from matches.integrity import integrity_problems
 from matches.models import MatchCorrection, Player, PlayerMerge, Season, Table
 from matches.play import corrections, services
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from matches.results import public_names
 from matches.results.players import services as player_records
 from matches.rules.nights import night_of

@@ -8,7 +8,7 @@ from matches.models.tables import Match, Player
 
 
 class PlayerRating(models.Model):
-    """A player's skill rating after their latest filed match (see ratings/replay.py): what the
+    """A player's skill rating after their latest filed match (see ratings/store.py): what the
     rating lists read instead of replaying the league."""
 
     player = models.OneToOneField(
@@ -96,7 +96,7 @@ class RatingChange(models.Model):
 class RatingsReplay(models.Model):
     """One row: where the stored ratings stop being final. Every RatingChange of a match
     filed before (from_filed_at, from_match_id) in filing order is exact; from that position
-    on the replay (ratings/replay.py) rewrites them in short batches after the answer, and
+    on the replay (ratings/steps.py) rewrites them in short batches after the answer, and
     PlayerRating keeps the last settled values until it reaches the end. An empty position
     means settled. An undo, a merge or a match filed out of order moves the position back,
     never forward; only the replay moves it forward."""

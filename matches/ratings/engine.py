@@ -1,6 +1,6 @@
 """The rating model, pure: openskill's Plackett-Luce with its default parameters, the
 scale people read, and a player's career as it runs from match to match. No database:
-replay.py stores what this computes."""
+store.py keeps what this computes, steps.py replays it."""
 
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
@@ -35,10 +35,28 @@ class Career(NamedTuple):
 
 
 NEWCOMER = Career()
-State = tuple[Rating | None, Career]  # a player's rating and career after some match
-RatedState = tuple[Rating, Career]  # the same after a match they were rated in
-# One filed match as the replay reads it: id, mode, (player id, place) in seating order.
-Seating = tuple[int, str, list[tuple[int, int]]]
+
+
+class State(NamedTuple):
+    """A player's rating and career after some match (no rating before their first)."""
+
+    rating: Rating | None
+    career: Career
+
+
+class RatedState(State):
+    """A player's state after a match they were rated in: the rating is known."""
+
+    __slots__ = ()
+    rating: Rating
+
+
+class Seating(NamedTuple):
+    """One filed match as the replay reads it."""
+
+    match_id: int
+    mode: str
+    seats: list[tuple[int, int]]  # (player id, place) in seating order
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -78,6 +96,9 @@ def _model_rating(rating: Rating | None) -> PlackettLuceRating:
 def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, RatedState]:
     """Every player's rating and career after this match, from theirs going in."""
     _, mode, seats = seating
-    ratings = rate_match(mode=mode, seats=seats, before={p: before[p][0] for p, _ in seats})
+    ratings = rate_match(mode=mode, seats=seats, before={p: before[p].rating for p, _ in seats})
     ranked = is_ranked(mode)
-    return {p: (ratings[p], before[p][1].then(ranked=ranked, place=place)) for p, place in seats}
+    return {
+        p: RatedState(ratings[p], before[p].career.then(ranked=ranked, place=place))
+        for p, place in seats
+    }

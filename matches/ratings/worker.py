@@ -1,5 +1,5 @@
 """Each serving process's replayer: a daemon thread that runs the ratings replay's steps
-(replay.py) after the answers, so nothing extra has to be started beside gunicorn or
+(steps.py) after the answers, so nothing extra has to be started beside gunicorn or
 `make run`.
 
 It starts with the process's first request, runs the steps back to back while a replay is
@@ -16,7 +16,8 @@ import uuid
 from django.conf import settings
 from django.db import connection
 
-from matches.ratings.replay import Step, replay_scheduled, replay_step
+from matches.ratings.schedule import replay_scheduled
+from matches.ratings.steps import Step, replay_step
 
 logger = logging.getLogger(__name__)
 
@@ -48,9 +49,8 @@ def _run() -> None:
         if outcome in (Step.STEPPED, Step.MOVED):
             # No pause: a step holds the write lock only for its writes, so taps at other
             # tables get it while the next step reads and rates (outside any transaction).
-            # A 20 ms pause after each step more than doubled a 100k replay's time under
-            # load (62 s against 26 s): the thread waited again for the GIL behind the
-            # request threads each time it woke.
+            # A pause after each step slowed a replay under load a great deal: the thread
+            # waited again for the GIL behind the request threads each time it woke.
             time.sleep(0)  # let a waiting request thread have the GIL
             continue
         connection.close()  # idle: no connection held open between replays

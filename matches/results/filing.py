@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 
 from matches.core.stamp import standings_changed
 from matches.models import AllTimeTotal, DailyTally, Match, Seat, Table
-from matches.ratings import replay
+from matches.ratings import schedule
+from matches.ratings.store import Position
 from matches.results import head_to_head, player_nights, running_totals, tallies
 from matches.results.counters import counts_merge
 from matches.rules.nights import night_of
@@ -20,7 +21,7 @@ def match_file(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
     transaction that files it. The standings stamp moves first: its row lock orders filings
     league-wide, which the ratings rely on."""
     _counts(table=table, match=match, seats=seats, sign=1)
-    replay.ratings_file(match=match, mode=table.mode, seats=seats)
+    schedule.ratings_file(match=match, mode=table.mode, seats=seats)
     _pairs_and_nights(table=table, match=match, seats=seats, sign=1)
 
 
@@ -28,7 +29,7 @@ def match_unfile(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
     """Take a filed match (places and filed_at still set) back out of every aggregate,
     before it is reopened."""
     _counts(table=table, match=match, seats=seats, sign=-1)
-    replay.ratings_unfile(match=match)
+    schedule.ratings_unfile(match=match)
     _pairs_and_nights(table=table, match=match, seats=seats, sign=-1)
 
 
@@ -43,7 +44,7 @@ def match_refile(
     _pairs_and_nights(table=table, match=match, seats=before, sign=-1)
     _counts(table=table, match=match, seats=after, sign=1)
     _pairs_and_nights(table=table, match=match, seats=after, sign=1)
-    replay.ratings_corrected(match=match)
+    schedule.ratings_corrected(match=match)
 
 
 def _counts(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
@@ -59,12 +60,12 @@ def _pairs_and_nights(*, table: Table, match: Match, seats: Sequence[Seat], sign
     player_nights.nights_file(day=day, mode=table.mode, seats=seats, sign=sign)
 
 
-def tables_deleted(*, player_ids: Sequence[int], first_filed: replay.Position | None) -> None:
+def tables_deleted(*, player_ids: Sequence[int], first_filed: Position | None) -> None:
     """After tables were deleted with their matches and tallies (the admin): the players'
     other aggregates are counted afresh and every rating from the first deleted filing on is
-    replayed. first_filed: replay.first_filed_position of those tables, read before."""
+    replayed. first_filed: schedule.first_filed_position of those tables, read before."""
     players_recount(player_ids=player_ids)
-    replay.ratings_matches_deleted(since=first_filed)
+    schedule.ratings_matches_deleted(since=first_filed)
 
 
 def players_recount(*, player_ids: Sequence[int]) -> None:
@@ -108,7 +109,7 @@ def league_recount(*, progress: Callable[[str, int, int], None] | None = None) -
     step("head-to-head pairs", 3, 5)
     pairs = head_to_head.pairs_rebuild()
     step("ratings", 4, 5)
-    rated = replay.ratings_rebuild(
+    rated = schedule.ratings_rebuild(
         progress=lambda done, total: step(f"ratings {done:,}/{total:,} matches", 4, 5)
     )
     step("done", 5, 5)

@@ -28,7 +28,7 @@ from matches.core.kept import Kept
 from matches.core.stamp import Snapshot, Stamped
 from matches.models import Table
 from matches.org.names import sees_real_names
-from matches.ratings import replay as ratings_replay
+from matches.ratings import schedule as ratings_schedule
 from matches.rules.nights import night_start
 from matches.web.forms import FiledPageForm, StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
@@ -545,7 +545,7 @@ def ratings_updating(request: HtmxHttpRequest) -> bool:
     read once per standings change: scheduling a replay and settling it both move the
     stamp."""
     return cached(
-        key("ratings-updating", standings_stamp(request)), ratings_replay.ratings_updating
+        key("ratings-updating", standings_stamp(request)), ratings_schedule.ratings_updating
     )
 
 

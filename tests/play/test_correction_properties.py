@@ -33,7 +33,8 @@ from matches.models import (
     Table,
 )
 from matches.play import corrections, services
-from matches.ratings.replay import rating_problems, ratings_settle
+from matches.ratings.audit import rating_problems
+from matches.ratings.steps import ratings_settle
 from matches.results import seasons
 from matches.rules.nights import night_of
 from tests.clients import FormClient

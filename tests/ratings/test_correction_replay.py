@@ -6,8 +6,9 @@ import pytest
 from django.urls import reverse
 
 from matches.play import corrections
-from matches.ratings import replay
-from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
+from matches.ratings import steps
+from matches.ratings.audit import rating_problems
+from matches.ratings.steps import Step, ratings_settle, replay_step
 from tests.factories import make_table
 from tests.ratings.test_ratings import League, api_rows, play_out
 
@@ -17,9 +18,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def manual(settings):
     settings.RATINGS_REPLAY = "manual"
-    replay._kept.clear()
+    steps._kept.clear()
     yield
-    replay._kept.clear()
+    steps._kept.clear()
 
 
 def three_matches(host) -> tuple[League, object]:
@@ -55,7 +56,7 @@ class TestACorrectionsReplay:
             table_id=front.pk, number=1, names=["Ann", "Cy", "Bob", "Dee"], by=host
         )
         league.filed[0] = ("ranked", [("Ann", 4), ("Bob", 2), ("Cy", 3), ("Dee", 1)])
-        rerate = replay._rerate
+        rerate = steps._rerate
         corrected = []
 
         def rerate_then_correct(*args, **kwargs):
@@ -67,7 +68,7 @@ class TestACorrectionsReplay:
                 )
             return step
 
-        monkeypatch.setattr(replay, "_rerate", rerate_then_correct)
+        monkeypatch.setattr(steps, "_rerate", rerate_then_correct)
         assert replay_step(owner="a")[0] is Step.MOVED
         ratings_settle(owner="a")
         league.filed[1] = ("ranked", [("Ann", 1), ("Bob", 3), ("Eve", 2)])

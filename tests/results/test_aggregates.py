@@ -25,7 +25,7 @@ from matches.models import (
     Seat,
 )
 from matches.play import services
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
 from matches.results.players import services as player_records

@@ -37,14 +37,14 @@ from matches.models import (
     Tap,
 )
 from matches.play import services
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from matches.results import profile
 from matches.results.players import services as player_records
 from matches.rules.nights import night_of
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, tap, tap_standing
 from tests.ratings.test_ratings import League, api_rows, seating
-from tests.ratings.test_replay_steps import merge_names, settle_and_check
+from tests.ratings.test_steps import merge_names, settle_and_check
 from tests.results.test_aggregates import _mergeable, assert_aggregates_add_up
 from tests.results.test_player_records import merge_through_pages
 from tests.strategies import aggregate_tables, league_ops

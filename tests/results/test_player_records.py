@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from matches.integrity import integrity_problems
 from matches.models import AllTimeTotal, DailyTally, Match, Player, RatingChange, Seat, Tap
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from matches.ratings.selectors import rating_table
 from matches.results import standings as league_standings
 from matches.results.head_to_head import head_to_head

@@ -18,7 +18,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.integrity import integrity_problems
 from matches.models import HeadToHead, Match, MatchCorrection, Seat, Tap
 from matches.play import corrections, services
-from matches.ratings.replay import rating_problems
+from matches.ratings.audit import rating_problems
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, places, tap, written
 

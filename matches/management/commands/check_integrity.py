@@ -1,7 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from matches.integrity import integrity_problems
-from matches.ratings.replay import rating_problems, ratings_settle, ratings_updating
+from matches.ratings.audit import rating_problems
+from matches.ratings.schedule import ratings_updating
+from matches.ratings.steps import ratings_settle
 
 
 class Command(BaseCommand):

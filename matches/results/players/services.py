@@ -19,7 +19,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
 from matches.models import Match, Player, PlayerMerge, RatingChange, Seat, Tap
 from matches.org.hosts import User, require_host
-from matches.ratings import replay
+from matches.ratings import schedule
 from matches.results import tallies
 from matches.results.filing import players_merged, players_recount
 from matches.results.players.selectors import PLAYER_NOT_FOUND, players_to_merge
@@ -170,7 +170,7 @@ def player_merge(
     # which rewrote every row and its index entries.
     RatingChange.objects.filter(player=drop).delete()
     players_merged(keep_id=keep.pk, drop_id=drop.pk)
-    replay.ratings_merged(keep=keep, dropped_id=drop.pk)
+    schedule.ratings_merged(keep=keep, dropped_id=drop.pk)
     said = f"Merged “{drop.name}” (#{drop.pk}) into “{keep.name}” (#{keep.pk}), merge #{record.pk}."
     _log(by, keep, CHANGE, said)
     _log(by, drop, DELETION, said)
@@ -227,7 +227,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     RatingChange.objects.filter(match_id__in=given_back, player=keep).delete()
     tallies.tallies_refresh(player_ids=[keep.pk, drop.pk])
     players_recount(player_ids=[keep.pk, drop.pk])
-    replay.ratings_unmerged(restored_id=drop.pk)
+    schedule.ratings_unmerged(restored_id=drop.pk)
     record.undone_at, record.undone_by_id = timezone.now(), by.pk
     record.save(update_fields=["undone_at", "undone_by"])
     said = (

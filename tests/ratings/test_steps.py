@@ -1,7 +1,7 @@
-"""The ratings replay in bounded steps (issue 21's main finding): an undo of an old crowning,
-a merge or a rebuild only moves the replay's position in its own transaction; the later
-matches are re-rated afterwards, a few at a time, each step its own short transaction, and
-until the last step the ratings shown are the last settled ones, said to be updating.
+"""The ratings replay in bounded steps: an undo of an old crowning, a merge or a rebuild only
+moves the replay's position in its own transaction; the later matches are re-rated
+afterwards, a few at a time, each step its own short transaction, and until the last step
+the ratings shown are the last settled ones, said to be updating.
 
 These tests run the replay by hand (RATINGS_REPLAY="manual": nothing steps on its own),
 except the last, which lets a serving process's thread do it."""
@@ -10,29 +10,20 @@ import datetime
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
 from matches.core.rows import unnest_rows
 from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
 from matches.play import services
-from matches.ratings import replay, worker
-from matches.ratings.replay import Step, rating_problems, ratings_settle, replay_step
+from matches.ratings import schedule, steps, store, worker
+from matches.ratings.audit import rating_problems
+from matches.ratings.steps import Step, ratings_settle, replay_step
 from matches.results.players.services import player_merge
-from tests.clients import FormClient
 from tests.factories import make_table
 from tests.ratings.test_ratings import League, api_rows, play_out
 
 ROSTER = ["Ann", "Bob", "Cy", "Dee"]
-
-
-@pytest.fixture
-def manual(settings):
-    settings.RATINGS_REPLAY = "manual"
-    replay._kept.clear()  # what a process remembers between steps: a fresh process
-    yield
-    replay._kept.clear()
 
 
 def stored_changes() -> list[tuple]:
@@ -75,74 +66,11 @@ def merge_names(league: League, drop: str, keep: str) -> None:
     ]
 
 
-class TestAnOldCrowningsUndo:
-    def test_the_undo_only_moves_the_replay_and_the_ratings_shown_stay_settled(
-        self, manual, client, host
-    ):
-        league, front, undone = league_with_an_old_crowning(host)
-        rows_before = api_rows(client)
-        later_changes = [c for c in stored_changes() if c[0] != undone.pk]
-        ratings_before = stored_ratings()
-
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
-        league.filed.pop(0)
-
-        # The request re-rated nothing: the later matches' stored changes and the ratings
-        # are as they were; only the undone match's own changes went.
-        assert stored_changes() == later_changes
-        assert stored_ratings() == ratings_before
-        payload = client.get(reverse("matches:api_ratings")).json()
-        assert payload["updating"] is True
-        assert api_rows(client) == rows_before  # never a half-replayed mix
-        page = client.get(reverse("matches:standings")).content.decode()
-        assert "Ratings are updating after a change to an earlier match" in page
-        assert "(updating)" in page
-
-        assert ratings_settle() == 3  # the three later matches
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
-        payload = client.get(reverse("matches:api_ratings")).json()
-        assert payload["updating"] is False
-        assert "(updating)" not in client.get(reverse("matches:standings")).content.decode()
-        assert not RatingsReplay.objects.get().pending
-
-    def test_the_newest_crownings_undo_is_exact_at_once(self, manual, client, host):
-        league = League()
-        front = make_table(host=host, players=ROSTER, name="Front")
-        play_out(front, ["Dee", "Cy", "Bob"], league)
-        play_out(front, ["Ann", "Cy", "Bob"], league)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
-        league.filed.pop()
-        assert client.get(reverse("matches:api_ratings")).json()["updating"] is False
-        assert api_rows(client) == league.expected_rows()
-        assert rating_problems() == []
-
-    def test_an_undo_late_in_a_long_history_settles_to_a_recompute(self, manual, client, host):
-        """Most of the history lies before the undone crowning: each player's state there is
-        read walking back from their latest rating, where an early undo walks forward from
-        their first (the shorter side either way). Gus starts after it, Eve plays only
-        before it, Dee's only match is the one undone."""
-        league = League()
-        back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
-        for n in range(6):
-            play_out(back, ["Eve", "Bob"] if n % 2 else ["Bob", "Eve"], league)
-        front = make_table(host=host, players=ROSTER, name="Front")
-        play_out(front, ["Dee", "Cy", "Bob"], league)
-        late = make_table(host=host, players=["Ann", "Bob", "Gus"], name="Late")
-        play_out(late, ["Gus", "Ann"], league)
-
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
-        league.filed.pop(6)
-
-        assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
-        settle_and_check(client, league)
-
-
 class TestSteps:
     def test_each_step_rates_a_bounded_number_of_matches_in_the_same_queries(
         self, manual, host, monkeypatch, django_assert_num_queries
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=7)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -164,20 +92,20 @@ class TestSteps:
     def test_a_crash_between_steps_resumes_where_the_last_step_committed(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         assert replay_step(owner="first")[0] is Step.STEPPED
         position = RatingsReplay.objects.get().from_match_id
-        replay._kept.clear()  # the process died; what it remembered is gone
+        steps._kept.clear()  # the process died; what it remembered is gone
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
         assert replay_step(owner="second") == (Step.STEPPED, 2)
         assert RatingsReplay.objects.get().from_match_id > position
         settle_and_check(client, league, owner="second")
 
     def test_another_process_waits_while_the_lease_holds(self, manual, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 1)
         _, front, _ = league_with_an_old_crowning(host, later=3)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         assert replay_step(owner="first")[0] is Step.STEPPED
@@ -189,7 +117,7 @@ class TestSteps:
     def test_a_match_filed_while_the_replay_runs_is_rated_in_its_turn(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=4)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -206,7 +134,7 @@ class TestSteps:
     def test_an_earlier_undo_during_the_replay_moves_it_back(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 1)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 1)
         league = League()
         early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
         front = make_table(host=host, players=ROSTER, name="Front")
@@ -248,7 +176,7 @@ class TestSteps:
         """Bob and Bobby alternate, so once merged the stored changes not yet replayed carry
         career numbers that the replayed ones reuse (Bobby's 2nd is the merged Bob's 4th):
         a restarted process must take each player's state from the replayed side only."""
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league = League()
         one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
         two = make_table(host=host, players=["Dee", "Bobby", "Eve"], name="Two")
@@ -259,16 +187,18 @@ class TestSteps:
         player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
         merge_names(league, "Bobby", "Bob")
         assert replay_step(owner="first") == (Step.STEPPED, 2)
-        replay._kept.clear()  # the process died; what it remembered is gone
+        steps._kept.clear()  # the process died; what it remembered is gone
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
         settle_and_check(client, league, owner="second")
 
     def test_the_rebuild_reports_its_progress(self, manual, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league_with_an_old_crowning(host, later=4)
         RatingChange.objects.update(mu=1.0)  # damage every stored change
         seen = []
-        assert replay.ratings_rebuild(progress=lambda done, total: seen.append((done, total))) == 5
+        assert (
+            schedule.ratings_rebuild(progress=lambda done, total: seen.append((done, total))) == 5
+        )
         assert seen == [(2, 5), (4, 5), (5, 5)]
         assert rating_problems() == []
 
@@ -283,42 +213,18 @@ def replay_thread():
 def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, replay_thread):
     """Background mode, as under gunicorn: the undo's answer comes first, then this
     process's replay thread re-rates the later matches and the ratings settle."""
-    replay._kept.clear()
+    steps._kept.clear()
     settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
     league, front, _ = league_with_an_old_crowning(host, later=3)
     settings.RATINGS_REPLAY = "background"
     services.table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
     league.filed.pop(0)
     deadline = time.monotonic() + 20
-    while replay.ratings_updating():
+    while schedule.ratings_updating():
         assert time.monotonic() < deadline, "the replay did not settle"
         time.sleep(0.05)
     assert rating_problems() == []
     assert api_rows(client) == league.expected_rows()
-
-
-class TestATableDeletedInTheAdmin:
-    @pytest.mark.parametrize("bulk", [False, True])
-    def test_the_ratings_after_its_first_filing_are_replayed(self, client, host, bulk):
-        """Its matches go with it, and every later rating that depended on them is replayed:
-        before, check_integrity found the later matches rated as if they had been played."""
-        league, front, _ = league_with_an_old_crowning(host, later=3)
-        league.filed.pop(0)  # Front's one match goes with the table
-        boss = FormClient()
-        boss.force_login(
-            get_user_model().objects.create_superuser(username="boss", password="a-long-pass-1")
-        )
-        if bulk:
-            data = {"action": "delete_selected", "_selected_action": [front.pk], "post": "yes"}
-            response = boss.post(reverse("admin:matches_table_changelist"), data)
-        else:
-            response = boss.post(
-                reverse("admin:matches_table_delete", args=[front.pk]), {"post": "yes"}
-            )
-        assert response.status_code == 302
-        assert rating_problems() == []
-        assert api_rows(client) == league.expected_rows()
-        assert not PlayerRating.objects.filter(player__name__in=["Cy", "Dee"]).exists()
 
 
 class TestAStepRacedByAWrite:
@@ -326,23 +232,23 @@ class TestAStepRacedByAWrite:
     writes nothing and is taken again, unless the write was a filing at the end."""
 
     def _step_raced_by(self, write, monkeypatch) -> tuple[Step, int]:
-        real = replay._rerate
+        real = steps._rerate
 
         def rerate_then_write(*args, **kwargs):
             read = real(*args, **kwargs)
             write()
             return read
 
-        monkeypatch.setattr(replay, "_rerate", rerate_then_write)
+        monkeypatch.setattr(steps, "_rerate", rerate_then_write)
         try:
             return replay_step(owner="a")
         finally:
-            monkeypatch.setattr(replay, "_rerate", real)
+            monkeypatch.setattr(steps, "_rerate", real)
 
     def test_a_filing_at_the_end_leaves_a_step_that_is_not_the_last_alone(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
         services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
@@ -366,7 +272,7 @@ class TestAStepRacedByAWrite:
     def test_an_undo_among_the_steps_matches_makes_it_read_again(
         self, manual, client, host, monkeypatch
     ):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 3)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 3)
         league = League()
         early = make_table(host=host, players=["Ann", "Bob", "Hal"], name="Early")
         back = make_table(host=host, players=["Ann", "Bob", "Eve"], name="Back")
@@ -386,7 +292,7 @@ class TestAStepRacedByAWrite:
         settle_and_check(client, league, owner="a")
 
     def test_a_merge_during_a_step_makes_it_read_again(self, manual, client, host, monkeypatch):
-        monkeypatch.setattr(replay, "STEP_MATCHES", 2)
+        monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league = League()
         front = make_table(host=host, players=ROSTER, name="Front")
         one = make_table(host=host, players=["Ann", "Bob", "Cy"], name="One")
@@ -427,11 +333,11 @@ class TestAStepsWrite:
                  abs(mu) / 3 + 1e-9, place, bool(index % 2), index + 1, index, index + 2,
                  None if first else place)
             )  # fmt: skip
-        replay._Rerated(1, None, [match.pk], rows, []).write()
+        steps._Rerated(1, None, [match.pk], rows, []).write()
         stored = list(
             RatingChange.objects.filter(match=match)
             .order_by("player_id")
-            .values_list(*replay.UPSERT_COLUMNS)
+            .values_list(*store.CHANGE_COLUMNS)
         )
         assert stored == sorted(rows, key=lambda row: row[1])
 
