@@ -4,6 +4,8 @@ from django.test import Client
 from django.utils.http import urlencode
 
 FORM = "application/x-www-form-urlencoded"
+# The header htmx sends with each of its requests.
+HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 class FormClient(Client):

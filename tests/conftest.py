@@ -3,6 +3,7 @@ import random
 
 import hypothesis
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 from hypothesis import HealthCheck
 
@@ -98,4 +99,23 @@ def csrf_client(host) -> FormClient:
     """A logged-in browser that, like a real one, must send the CSRF token."""
     client = FormClient(enforce_csrf_checks=True)
     client.force_login(host)
+    return client
+
+
+@pytest.fixture
+def english():
+    """Messages asserted in English, whatever language an earlier request left active; a
+    module asks for it with pytest.mark.usefixtures("english")."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
+def admin_client(db):
+    """A superuser's browser (in place of pytest-django's admin_client)."""
+    boss = get_user_model().objects.create_superuser(username="boss", password="a-long-password-1")
+    client = FormClient()
+    client.force_login(boss)
     return client

@@ -1,12 +1,13 @@
 """Small helpers that build tables and play taps through the real services."""
 
+import re
 import uuid
 from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
 
 from matches.core import stamp as core_stamp
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap
 from matches.play import services
 from matches.rules.names import name_key
 
@@ -73,4 +74,40 @@ def written() -> tuple:
         tuple(Table.objects.order_by("pk").values_list("version", "closed_at", "name")),
         tuple(Seat.objects.order_by("pk").values_list("place", flat=True)),
         core_stamp.standings_stamp(),
+    )
+
+
+# A masked CSRF token: 64 letters and digits, random on every page. A check that a name
+# such as "C1" is absent must not find it inside one (it did, one run in twenty or so).
+CSRF_TOKEN = re.compile(r"\b[A-Za-z0-9]{64}\b")
+
+
+def body(response) -> str:
+    """The page's text, with its CSRF tokens blanked."""
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    return CSRF_TOKEN.sub("<token>", content.decode())
+
+
+def pid(name: str) -> int:
+    return Player.objects.get(name=name).pk
+
+
+def filed_league(host) -> Table:
+    """Two filed matches at a ranked table of four: Ann wins the first (Bob 2nd, Cy 3rd), Dee
+    the second (Ann 2nd, Cy 3rd)."""
+    table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee"])
+    for name in ["Dee", "Cy", "Bob", "Bob", "Cy", "Ann"]:
+        tap(table, name)
+    return table
+
+
+def everything_kept() -> tuple:
+    """Every row a result and its aggregates hold."""
+    counts = ("played", "wins", "seconds", "thirds", "points")
+    return (
+        written(),
+        tuple(Match.objects.order_by("pk").values_list("pk", "status", "winner_id")),
+        tuple(Tap.objects.order_by("pk").values_list("pk", "place", "undone_at")),
+        tuple(DailyTally.objects.order_by("pk").values_list("pk", *counts)),
+        tuple(AllTimeTotal.objects.order_by("pk").values_list("pk", *counts)),
     )
