@@ -11,7 +11,7 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 class FormClient(Client):
     """Posts a dict urlencoded, as a browser posts a form with no file in it, where Django's
     client posts multipart by default: the app refuses multipart bodies (no form of ours
-    takes a file; tests/test_hostile.py)."""
+    takes a file; tests/web/test_request_limits.py)."""
 
     def post(self, path, data=None, content_type=FORM, *args, **kwargs):
         if content_type == FORM and (data is None or isinstance(data, dict)):

@@ -12,10 +12,10 @@ from django.utils import translation
 from matches import integrity
 from matches.admin import PlayerForm
 from matches.core import stamp as core_stamp
-from matches.models import Player, Table
+from matches.models import AllTimeTotal, DailyTally, Player, Table
 from matches.play import services
 from tests.clients import FormClient
-from tests.factories import make_table, tap
+from tests.factories import everything_kept, filed_league, make_table, tap
 
 pytestmark = pytest.mark.django_db
 
@@ -296,3 +296,120 @@ class TestNameTakenBetweenCheckAndSave:
         assert response.status_code == 200
         assert "Another player is already called “DORA”" in response.content.decode()
         assert not Player.objects.filter(name="dora").exists()
+
+
+class TestAdminLoginRefusesAUsernameLongerThanAnyAccount:
+    """/admin/login/ once answered 500 on PostgreSQL for a username over 255 characters
+    (django-axes records it in a 255-character column)."""
+
+    def test_refused_as_a_wrong_login_and_nothing_recorded(self, host):
+        from axes.models import AccessAttempt, AccessFailureLog
+
+        response = FormClient().post(
+            reverse("admin:login"),
+            {"username": "a" * 300, "password": "x", "next": reverse("admin:index")},
+        )
+        assert response.status_code == 200
+        assert "Please enter the correct username and password for a staff account" in (
+            response.content.decode()
+        )
+        assert AccessAttempt.objects.count() == 0
+        assert AccessFailureLog.objects.count() == 0
+
+    def test_a_staff_host_still_logs_in(self, host):
+        host.is_staff = True
+        host.save()
+        response = FormClient().post(
+            reverse("admin:login"),
+            {"username": "host", "password": "a-long-test-password"},
+        )
+        assert response.status_code == 302
+
+
+@pytest.fixture
+def superuser_client(admin_client) -> FormClient:
+    """The superuser's browser, as the read-only results' tests name it."""
+    return admin_client
+
+
+class TestResultAdminsAreReadOnly:
+    """A match deleted (or a seat, tap or tally edited) in the admin once left aggregates
+    nothing could repair. Results change only through the app's undo and
+    correction; the admin shows them, even to a superuser, and refuses every write."""
+
+    MODELS = ("match", "seat", "tap", "dailytally", "alltimetotal")
+
+    def targets(self, table: Table) -> dict[str, int]:
+        match = table.matches.get(number=1)
+        seat = match.seats.get(place=1)
+        return {
+            "match": match.pk,
+            "seat": seat.pk,
+            "tap": match.taps.order_by("pk").first().pk,
+            "dailytally": DailyTally.objects.get(player=seat.player_id).pk,
+            "alltimetotal": AllTimeTotal.objects.get(player=seat.player_id).pk,
+        }
+
+    @pytest.mark.parametrize("model", MODELS)
+    def test_a_superuser_cannot_delete_a_result(self, superuser_client, host, model):
+        table = filed_league(host)
+        pk = self.targets(table)[model]
+        before = everything_kept()
+        url = reverse(f"admin:matches_{model}_delete", args=[pk])
+        assert superuser_client.get(url).status_code == 403
+        assert superuser_client.post(url, {"post": "yes"}).status_code == 403
+        assert everything_kept() == before
+        assert integrity.integrity_problems() == []
+
+    def test_a_superuser_cannot_delete_matches_from_the_list_either(self, superuser_client, host):
+        table = filed_league(host)
+        before = everything_kept()
+        response = superuser_client.post(
+            reverse("admin:matches_match_changelist"),
+            {
+                "action": "delete_selected",
+                "_selected_action": list(table.matches.values_list("pk", flat=True)),
+                "post": "yes",
+            },
+        )
+        assert response.status_code in (200, 302)
+        assert everything_kept() == before
+
+    def test_a_superuser_cannot_change_a_seats_place(self, superuser_client, host):
+        table = filed_league(host)
+        seat = table.matches.get(number=1).seats.get(place=1)
+        before = everything_kept()
+        response = superuser_client.post(
+            reverse("admin:matches_seat_change", args=[seat.pk]),
+            {"match": seat.match_id, "player": seat.player_id, "position": 0, "place": 4},
+        )
+        assert response.status_code == 403
+        assert everything_kept() == before
+
+    def test_a_superuser_cannot_change_a_tally(self, superuser_client, host):
+        table = filed_league(host)
+        tally = DailyTally.objects.get(pk=self.targets(table)["dailytally"])
+        before = everything_kept()
+        response = superuser_client.post(
+            reverse("admin:matches_dailytally_change", args=[tally.pk]),
+            {"player": tally.player_id, "table": table.pk, "day": str(tally.day), "played": 9,
+             "wins": 9, "seconds": 0, "thirds": 0, "points": 27},
+        )  # fmt: skip
+        assert response.status_code == 403
+        assert everything_kept() == before
+
+    @pytest.mark.parametrize("model", MODELS)
+    def test_nothing_can_be_added(self, superuser_client, host, model):
+        filed_league(host)
+        assert superuser_client.get(reverse(f"admin:matches_{model}_add")).status_code == 403
+
+    @pytest.mark.parametrize("model", MODELS)
+    def test_results_are_still_shown(self, superuser_client, host, model):
+        table = filed_league(host)
+        pk = self.targets(table)[model]
+        listing = superuser_client.get(reverse(f"admin:matches_{model}_changelist"))
+        assert listing.status_code == 200
+        page = superuser_client.get(reverse(f"admin:matches_{model}_change", args=[pk]))
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert 'name="_save"' not in html and "deletelink" not in html

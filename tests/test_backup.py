@@ -3,9 +3,13 @@
 import datetime
 import fcntl
 import logging
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -22,9 +26,10 @@ from matches.models import Player, Table
 from matches.play import selectors, services
 from matches.results import standings as league_standings
 from tests.clients import FormClient
-from tests.factories import make_host, make_table, tap
+from tests.factories import make_host, make_table, tap, written
 
 pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def season():
@@ -570,3 +575,105 @@ class TestTheAdminsBackupsPage:
         settings.BACKUP_AUTO = False
         page = admin_client.get(reverse("admin_backups")).content.decode()
         assert "Automatic backups are off (BRAG_BACKUP_AUTO=0)." in page
+
+
+def damaged_schema(source: Path, target: Path) -> None:
+    """A backup whose schema lost a name to a bad disk: SQLite's own error message about it
+    is no longer UTF-8, which Python's sqlite3 cannot turn into an exception."""
+    data = source.read_bytes()
+    at = data.index(b"sqlite_autoindex_matches_seat_") + len(b"sqlite_autoindex_")
+    target.write_bytes(data[:at] + b"\xff\xfe\xc3" + data[at + 3 :])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="a SQLite file's damage")
+@pytest.mark.usefixtures("english")
+class TestRestoreOfADamagedBackupIsOneLine:
+    """Restoring a damaged backup once printed a traceback (UnicodeDecodeError from PRAGMA
+    integrity_check in verify_sqlite_backup)."""
+
+    def test_refused_in_one_line_and_nothing_touched(self, tmp_path):
+        table = make_table()
+        tap(table, "Ben")
+        good = tmp_path / "good.sqlite3"
+        call_command("backup", str(good), stdout=StringIO())
+        before = written()
+        bad = tmp_path / "bad.sqlite3"
+        damaged_schema(good, bad)
+        with pytest.raises(CommandError) as refused:
+            call_command("restore", str(bad), "--yes", stdout=StringIO(), stderr=StringIO())
+        message = str(refused.value)
+        assert message.startswith(f"{bad} is damaged: malformed database schema")
+        assert message.endswith("Nothing was changed.") and "\n" not in message
+        assert written() == before
+
+    def test_the_command_line_prints_one_line_and_exits_non_zero(self, tmp_path):
+        make_table()
+        good = tmp_path / "good.sqlite3"
+        call_command("backup", str(good), stdout=StringIO())
+        bad = tmp_path / "bad.sqlite3"
+        damaged_schema(good, bad)
+        result = subprocess.run(
+            [sys.executable, "manage.py", "restore", str(bad), "--yes"],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                "DJANGO_HTTPS": "0",
+                "DATABASE_URL": f"sqlite:///{connection.settings_dict['NAME']}",
+            },
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode != 0
+        assert "Traceback" not in result.stderr
+        assert result.stderr.strip().count("\n") == 0
+        assert "is damaged" in result.stderr
+
+
+@pytest.mark.usefixtures("english")
+class TestAutomaticBackups:
+    """An automatic backup that cannot be made never costs the close it follows: the close is
+    saved, the host's page answers as usual, and the failure is logged."""
+
+    @pytest.fixture
+    def auto(self, settings, tmp_path):
+        settings.BACKUP_AUTO = True
+        settings.BACKUP_IN_BACKGROUND = True
+        settings.BACKUP_DIR = tmp_path / "auto"
+        return settings.BACKUP_DIR
+
+    @pytest.mark.django_db(transaction=True)
+    def test_a_backup_thread_that_cannot_start_does_not_fail_the_close(
+        self, auto, host_client, host, monkeypatch, caplog
+    ):
+        import threading
+
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+
+        def no_thread(self):
+            raise RuntimeError("can't start new thread")
+
+        monkeypatch.setattr(threading.Thread, "start", no_thread)
+        response = host_client.post(reverse("matches:close", args=[table.pk]))
+        assert response.status_code == 302
+        assert response["Location"] == reverse("matches:table", args=[table.pk])
+        table.refresh_from_db()
+        assert table.closed_at is not None
+        assert "can't start new thread" in caplog.text
+        assert not auto.exists()
+
+    @pytest.mark.django_db(transaction=True)
+    def test_a_backup_folder_that_cannot_be_made_is_logged_and_the_close_saved(
+        self, auto, settings, host, caplog
+    ):
+        settings.BACKUP_IN_BACKGROUND = False
+        auto.write_text("a file where the folder should be")
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        services.table_close(table_id=table.pk, by=host)
+        table.refresh_from_db()
+        assert table.closed_at is not None
+        assert f"Automatic backup failed: Cannot use the backup folder {auto}: File exists." in (
+            caplog.text
+        )
+        assert auto.read_text() == "a file where the folder should be"

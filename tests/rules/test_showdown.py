@@ -119,7 +119,7 @@ class TestApiRefusesHostileBodies:
     """Findings 2 and 6: too many hands and too deep JSON are refused before any work."""
 
     def test_a_body_over_the_limit_is_refused_by_its_length(self, host, client):
-        # Over 16 KB, under the 64 KiB every request is held to (tests/test_hostile.py).
+        # Over 16 KB, under the 64 KiB every request is held to (tests/web/test_request_limits.py).
         hands = {f"P{n}": "AS KS QS" for n in range(2_000)}
         response = post(client, {"hands": hands})
         assert response.status_code == 400

@@ -408,3 +408,69 @@ class TestCost:
         with django_assert_num_queries(1):
             answer, seen = application.look(environs[2], {})
         assert seen and answer is None  # the stack answers it, and teaches it
+
+
+@pytest.mark.usefixtures("english")
+class TestAnonymousPollsCostLess:
+    """A spectator's 304 poll once cost a worker about 1 ms of CPU, most of it in layers
+    an anonymous poll does not need; it is now answered early (web.polls.SpectatorPolls) with
+    the whole stack's own 304, and nothing a visitor sends can make it answer anyone else."""
+
+    @pytest.fixture
+    def fast(self):
+        # This module itself: the tests below call its helpers as fast.<helper>.
+        from tests.web import test_spectator_fast_path
+
+        return test_spectator_fast_path
+
+    @pytest.fixture
+    def table(self, host):
+        table = make_table(host=host)
+        tap(table, "Alice")
+        return table
+
+    @pytest.mark.parametrize("kind", ["board", "tv board", "json"])
+    def test_a_current_anonymous_poll_skips_the_session_and_view_layers(self, fast, table, kind):
+        path, headers = fast.polls(table)[kind]
+        full, served = fast.poll_both_ways(path, headers, {})
+        assert fast.took_fast_path(served)
+        assert fast.answer(served) == fast.answer(full)
+        assert served.status_code == 304 and served.content == b""
+
+    def test_a_wildcard_tag_is_the_whole_stacks_304_and_teaches_nothing(self, fast, table):
+        path, headers = fast.polls(table)["board"]
+        asked = {**headers, "HTTP_IF_NONE_MATCH": "*"}
+        full = fast.full_stack_client({}).get(path, **asked)
+        for _ in range(2):
+            served = fast.fresh_client({}).get(path, **asked)
+            assert not fast.took_fast_path(served)
+            assert fast.answer(served) == fast.answer(full)
+
+    def test_a_garbled_token_cannot_hand_its_cookie_to_spectators(self, fast, table):
+        """A poll whose CSRF cookie the stack replaces (Set-Cookie, private) is never
+        learnt: the next plain spectator gets the shared, cookie-free 304."""
+        path, headers = fast.polls(table)["board"]
+        tag = fast.current_tag(path, headers, {})
+        garbled = {settings.CSRF_COOKIE_NAME: fast.GARBLED}
+        asked = {**headers, "HTTP_IF_NONE_MATCH": tag}
+        for _ in range(3):
+            poisoned = fast.fresh_client(garbled).get(path, **asked)
+            assert poisoned.cookies[settings.CSRF_COOKIE_NAME].value
+        fast.fresh_client({}).get(path, **asked)
+        plain = fast.fresh_client({}).get(path, **asked)
+        assert fast.took_fast_path(plain)
+        assert plain.cookies == {} and "Set-Cookie" not in plain
+        assert "public" in plain["Cache-Control"] and "private" not in plain["Cache-Control"]
+
+    def test_a_host_is_never_answered_from_a_spectators_learnt_304(self, fast, table, host_client):
+        path, headers = fast.polls(table)["board"]
+        _, served = fast.poll_both_ways(path, headers, {})
+        assert "public" in served["Cache-Control"]
+        host_client.get(path, **headers)  # sets the CSRF cookie the host's tag names
+        tag = host_client.get(path, **headers)["ETag"]
+        cookies = {name: morsel.value for name, morsel in host_client.cookies.items()}
+        for _ in range(2):  # the first would teach, if a host's answer could be learnt
+            mine = fast.fresh_client(cookies).get(path, HTTP_IF_NONE_MATCH=tag, **headers)
+            assert mine.status_code == 304
+            assert not fast.took_fast_path(mine)
+            assert "private" in mine["Cache-Control"]
