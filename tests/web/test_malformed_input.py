@@ -19,7 +19,7 @@ from tests.factories import make_table, tap, written
 pytestmark = pytest.mark.django_db
 
 # Every field of a body carries the payload, and a body over 64 KiB is refused whole before
-# any form reads it (tests/test_hostile.py): these stay under that, so what is tested is each
+# any form reads it (tests/web/test_request_limits.py): these stay under that, so what is tested is each
 # form's own refusal ("[" and "{" take three bytes each once urlencoded).
 PAYLOADS = {
     "oversized": "A" * 10_000,
@@ -188,7 +188,7 @@ READS = [
     ("home", {}, 3, 200, None),
     # The table page and the TV also read tonight's totals (one grouped query); each is one
     # snapshot (the table row before, the version after). The TV also reads the last
-    # result's seats (it reads no league rating: issue 23).
+    # result's seats (it reads no league rating).
     ("table", {"table_id"}, 7, 200, None),
     # The list of filed matches is one snapshot too: the row, a page of matches, the version.
     ("matches", {"table_id"}, 3, 200, None),
@@ -252,7 +252,7 @@ def test_showdown_page_with_a_table_id_int_cannot_read(client, league, table):
     assert 'name="name_1"' in response.content.decode()
 
 
-# Lengths over 64 KiB are refused before any view (tests/test_hostile.py).
+# Lengths over 64 KiB are refused before any view (tests/web/test_request_limits.py).
 @pytest.mark.parametrize("length", ["0" * 30 + "2", "20000", "0" * 30 + "20000"])
 def test_showdown_api_with_a_declared_length_int_cannot_read(client, host, length):
     # More digits than int() converts was a 500; leading zeros are still the length they say.
