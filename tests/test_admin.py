@@ -1,5 +1,6 @@
-"""Admin edits of players and tables: the same name rules as the services (finding 8), and
-every edit the standings show makes them change (finding 9)."""
+"""The admin: edits of players and tables follow the same name rules as the services, and
+every edit the standings show makes them change; results are shown but never written; the
+login refuses a username longer than any account."""
 
 from unittest import mock
 
