@@ -33,6 +33,9 @@ class Refusal(StrEnum):
     NOT_LATEST = "not_latest"
     UNDO_DROPS_ROSTER = "undo_drops_roster"
     ROSTER_LOCKED = "roster_locked"
+    # A close and a reopen (hosts' pages: the queue never sends them).
+    MATCH_UNDER_WAY = "match_under_way"  # a close must name the match it discards
+    TABLE_NOT_CLOSED = "table_not_closed"  # a reopen of a table that is open
     # Corrections of a filed match (play/corrections.py).
     MATCH_IN_PLAY = "match_in_play"
     NOT_THE_SEATED = "not_the_seated"
