@@ -77,7 +77,7 @@ def main(*, matches: int, repeat: int) -> None:
     from playwright.sync_api import sync_playwright
 
     from matches.models import Player
-    from matches.play import services
+    from matches.play.services.tables import table_launch
     from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS
 
     with connection.cursor() as cursor:
@@ -85,7 +85,7 @@ def main(*, matches: int, repeat: int) -> None:
     call_command("seed_league", players=200, tables=50, matches=matches, stdout=sys.stderr)
     host = get_user_model().objects.get(username="seed")
     people = list(Player.objects.order_by("pk"))
-    live = services.table_launch(
+    live = table_launch(
         name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
     )
     session = SessionStore()

@@ -198,11 +198,11 @@ def undo_after_later_matches(tablet, live, host, people, floor, repeat: int) -> 
     of the same players: the answer only moves the ratings replay's position; the replay
     itself (its steps, as a serving process's thread runs them) is settled after each
     round, untimed (loadtest/run.py --replay times it under load)."""
-    from matches.play import services
+    from matches.play.services.tables import table_launch
     from matches.ratings.steps import ratings_settle
 
     others = [
-        services.table_launch(
+        table_launch(
             name=f"Other {n}", player_names=[p.name for p in people[n : n + 9 : 2]],
             mode=("ranked", "winner_takes_all")[n % 2], by=host,
         )
@@ -250,7 +250,7 @@ def main() -> None:
     from django.utils import timezone
 
     from matches.models import Match, Player, Season, Seat
-    from matches.play import services
+    from matches.play.services.tables import table_launch
     from matches.web import caching
     from tests.clients import FormClient
 
@@ -286,13 +286,13 @@ def main() -> None:
         # covering index) need.
         with connection.cursor() as cursor:
             cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
-        live = services.table_launch(
+        live = table_launch(
             name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
         )
         busiest = Seat.objects.filter(player=people[0]).count()
 
         # The tap floor's own table, so its writes never touch the live one.
-        floor_table = services.table_launch(
+        floor_table = table_launch(
             name="Floor", player_names=[p.name for p in people[10:14]], mode="ranked", by=host
         )
         floor_seat = Match.objects.open().get(table=floor_table).seats.first()

@@ -52,8 +52,9 @@ def _seed(matches: int) -> dict:
 
     from matches.core.rows import statistics_refresh
     from matches.models import Match, Player, Seat, Tap
-    from matches.play import services
     from matches.play.seed import league_seed
+    from matches.play.services.tables import table_launch
+    from matches.play.services.tap import match_eliminate
     from matches.ratings.steps import ratings_settle
     from matches.results.filing import league_recount
     from matches.rules.names import name_key
@@ -68,10 +69,10 @@ def _seed(matches: int) -> dict:
     # The Old table's match is filed "at the start of the history": every service stamps
     # its rows with that moment, so the tallies, nights and totals are bucketed there too.
     with mock.patch("django.utils.timezone.now", return_value=long_ago):
-        old = services.table_launch(name="Old", player_names=names, mode="ranked", by=host)
+        old = table_launch(name="Old", player_names=names, mode="ranked", by=host)
         match = old.matches.open().get()
         for seat in list(match.seats.order_by("position"))[:-1]:
-            services.match_eliminate(
+            match_eliminate(
                 table_id=old.pk, match_id=match.pk, player_id=seat.player_id,
                 key=uuid.uuid4(), by=host,
             )  # fmt: skip

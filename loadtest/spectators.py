@@ -292,18 +292,19 @@ def seed_table(matches: int) -> int:
     """A table of eight with some history (recent matches, tonight's totals to show)."""
     from django.contrib.auth import get_user_model
 
-    from matches.play import services
+    from matches.play.services.tables import table_launch
+    from matches.play.services.tap import match_eliminate
 
     host = get_user_model().objects.get(username="loadhost")
     names = ["Ana", "Ben", "Cara", "Dev", "Eve", "Finn", "Gus", "Hana"]
-    table = services.table_launch(name="Spectated", player_names=names, mode="ranked", by=host)
+    table = table_launch(name="Spectated", player_names=names, mode="ranked", by=host)
     rng = random.Random(5)
     for _ in range(matches):
         match = table.matches.open().get()
         seats = list(match.seats.all())
         rng.shuffle(seats)
         for seat in seats[:-1]:
-            services.match_eliminate(
+            match_eliminate(
                 table_id=table.pk,
                 match_id=match.pk,
                 player_id=seat.player_id,

@@ -20,7 +20,7 @@ from matches.models import (
     Table,
     Tap,
 )
-from matches.play.services import table_name_clean
+from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
 from matches.results.players.services import player_name_available

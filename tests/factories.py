@@ -8,7 +8,10 @@ from django.contrib.auth import get_user_model
 
 from matches.core import stamp as core_stamp
 from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap
-from matches.play import services
+from matches.play import answers
+from matches.play.services.tables import match_set_roster, table_launch
+from matches.play.services.tap import match_eliminate
+from matches.play.services.undo import table_undo_last
 from matches.rules.names import name_key
 
 WORKED_GAME = ["Alice", "Ben", "Cara", "Dev"]
@@ -26,7 +29,7 @@ def make_table(
     name: str = "Front bar",
 ) -> Table:
     host = host or get_user_model().objects.first() or make_host()
-    return services.table_launch(name=name, player_names=list(players), mode=mode, by=host)
+    return table_launch(name=name, player_names=list(players), mode=mode, by=host)
 
 
 def open_match(table: Table) -> Match:
@@ -38,15 +41,17 @@ def seat_of(match: Match, name: str) -> Seat:
 
 
 def tap(table: Table, name: str, *, host=None, key: uuid.UUID | None = None):
-    """Tap a player of the table's open match out, as a host would."""
+    """Tap a player of the table's open match out, as a host would: with the answer the
+    table page builds in the tap's transaction (the outcome's answer)."""
     match = open_match(table)
     host = host or table.created_by
-    return services.match_eliminate(
+    return match_eliminate(
         table_id=table.pk,
         match_id=match.pk,
         player_id=seat_of(match, name).player_id,
         key=key or uuid.uuid4(),
         by=host,
+        then=answers.after_tap,
     )
 
 
@@ -54,12 +59,25 @@ def tap_standing(table: Table, pick: int, *, host=None):
     """Tap out the standing player at index pick (modulo how many stand) of the open match:
     how the property tests play a random game."""
     standing = list(open_match(table).seats.filter(place__isnull=True))
-    return services.match_eliminate(
+    return match_eliminate(
         table_id=table.pk,
         match_id=standing[0].match_id,
         player_id=standing[pick % len(standing)].player_id,
         key=uuid.uuid4(),
         by=host or table.created_by,
+        then=answers.after_tap,
+    )
+
+
+def undo(table: Table, tap_id: int | None = None):
+    """Take back the table's latest tap (named by tap_id, or unnamed), as its host."""
+    return table_undo_last(table_id=table.pk, tap_id=tap_id, by=table.created_by)
+
+
+def roster(table: Table, names: Sequence[str]) -> Match:
+    """Seat names in the table's open match, as its host."""
+    return match_set_roster(
+        table_id=table.pk, match_id=open_match(table).pk, player_names=names, by=table.created_by
     )
 
 

@@ -14,7 +14,7 @@ from matches import integrity
 from matches.admin import PlayerForm
 from matches.core import stamp as core_stamp
 from matches.models import AllTimeTotal, DailyTally, Player, Table
-from matches.play import services
+from matches.play.services.tables import table_close
 from tests.clients import FormClient
 from tests.factories import everything_kept, filed_league, make_table, tap
 
@@ -131,7 +131,7 @@ class TestStandingsFollowEveryChangeTheyShow:
 
     def test_a_closed_table_renamed_in_the_admin(self, admin_client, league):
         stamp = core_stamp.standings_stamp()
-        services.table_close(table_id=league.pk, by=league.created_by)
+        table_close(table_id=league.pk, by=league.created_by)
         closed = core_stamp.standings_stamp()
         assert closed != stamp
         data = {"name": "Back room", "mode": league.mode, "created_by": league.created_by_id}
@@ -146,7 +146,7 @@ class TestClosedTablesStayClosedInTheAdmin:
     nothing to tap, so the admin shows closed_at and never writes it."""
 
     def test_clearing_closed_at_leaves_the_table_closed(self, admin_client, league):
-        services.table_close(table_id=league.pk, by=league.created_by)
+        table_close(table_id=league.pk, by=league.created_by)
         closed_at = Table.objects.get().closed_at
         data = {
             "name": league.name,

@@ -22,8 +22,10 @@ from django.utils import timezone, translation
 from matches import integrity
 from matches.core import autobackup, backups
 from matches.core import stamp as core_stamp
+from matches.core.errors import RuleError
 from matches.models import Player, Table
-from matches.play import selectors, services
+from matches.play import selectors
+from matches.play.services.tables import table_close, table_reopen
 from matches.results import standings as league_standings
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, tap, written
@@ -65,7 +67,7 @@ def test_backup_and_restore_give_identical_standings(tmp_path):
 
     tap(front, "Bob")  # play goes on after the backup: the restore takes it back
     open_match = front.matches.get(status="open")
-    services.table_close(table_id=front.pk, by=host, discard_match_id=open_match.pk)
+    table_close(table_id=front.pk, by=host, discard_match_id=open_match.pk)
     Table.objects.all().delete()
     Player.objects.all().delete()
     assert league_standings.standings() == []
@@ -252,11 +254,11 @@ def ext() -> str:
 def close(table, host):
     table.refresh_from_db()
     match = table.matches.filter(status="open").first()
-    services.table_close(table_id=table.pk, by=host, discard_match_id=match and match.pk)
+    table_close(table_id=table.pk, by=host, discard_match_id=match and match.pk)
 
 
 def reopen_and_close(table, host):
-    services.table_reopen(table_id=table.pk, by=host)
+    table_reopen(table_id=table.pk, by=host)
     close(table, host)
 
 
@@ -318,8 +320,8 @@ class TestACopyAfterEachClose:
 
     def test_a_refused_close_leaves_no_copy(self, folder):
         host, front = season()
-        with pytest.raises(services.RuleError):
-            services.table_close(table_id=front.pk, by=host)  # a match under way, unconfirmed
+        with pytest.raises(RuleError):
+            table_close(table_id=front.pk, by=host)  # a match under way, unconfirmed
         assert not folder.exists()
 
     def test_the_copy_is_written_in_a_thread_of_its_own(self, folder, settings):
@@ -670,7 +672,7 @@ class TestAutomaticBackups:
         settings.BACKUP_IN_BACKGROUND = False
         auto.write_text("a file where the folder should be")
         table = make_table(host=host, players=["Ann", "Bob", "Cy"])
-        services.table_close(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host)
         table.refresh_from_db()
         assert table.closed_at is not None
         assert f"Automatic backup failed: Cannot use the backup folder {auto}: File exists." in (

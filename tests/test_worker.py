@@ -22,9 +22,9 @@ THREADS = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["threads"]  # per worke
 
 SEED = """
 from django.contrib.auth import get_user_model
-from matches.play import services
+from matches.play.services.tables import table_launch
 host = get_user_model().objects.create_user("host", password="a long enough secret")
-table = services.table_launch(
+table = table_launch(
     name="Corner", player_names=["Ann", "Ben", "Cy", "Di"], mode="ranked", by=host
 )
 print(table.pk)
@@ -34,11 +34,11 @@ TAP = """
 import os, uuid
 from django.contrib.auth import get_user_model
 from matches.models import Table
-from matches.play import services
+from matches.play.services.tap import match_eliminate
 table = Table.objects.get(pk=int(os.environ["TAPPED_TABLE"]))
 match = table.matches.open().get()
 seat = match.seats.filter(place__isnull=True).order_by("pk").first()
-services.match_eliminate(
+match_eliminate(
     table_id=table.pk, match_id=match.pk, player_id=seat.player_id, key=uuid.uuid4(),
     by=get_user_model().objects.get(username="host"),
 )

@@ -1,5 +1,5 @@
 """What the host reads after a write: message wording is presentation, so it lives with the
-views that show it, not with the rules in play/services.py."""
+views that show it, not with the rules in play/services/."""
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.utils.html import conditional_escape, format_html
@@ -7,7 +7,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from matches.models import Table
-from matches.play.services import TapResult, UndoResult
+from matches.play.services.tap import TapOutcome
+from matches.play.services.undo import UndoOutcome
 from matches.rules.scoring import shown_place
 
 BAD_TAP = _("That tap could not be read; nothing was changed. Reload the page and try again.")
@@ -34,7 +35,7 @@ def _name(name: str) -> SafeString:
     return format_html("<bdi>{}</bdi>", name)
 
 
-def tap_message(result: TapResult, *, table: Table) -> str | None:
+def tap_message(result: TapOutcome, *, table: Table) -> str | None:
     """What the host reads after a tap: "Ben is out, 4th.". A crowning says nothing here:
     the result card shows every place (or the winner) once, instead of a second sentence."""
     if result.winner is not None and not result.replayed:
@@ -53,7 +54,7 @@ def tap_message(result: TapResult, *, table: Table) -> str | None:
     return message
 
 
-def undo_message(result: UndoResult) -> str:
+def undo_message(result: UndoOutcome) -> str:
     """What the host reads after an undo, saying whether a filed match opened again."""
     template = UNDONE_CROWNING if result.reopened else UNDONE
     message = _fill(template, name=_name(result.tap.player.name), number=result.match.number)

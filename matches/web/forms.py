@@ -13,7 +13,8 @@ from django.utils.translation import pgettext
 from matches.core.errors import RuleError
 from matches.models import HostProfile, Season, Table
 from matches.org import hosts
-from matches.play import services
+from matches.play import messages as play_messages
+from matches.play.services import tables
 from matches.results import seasons
 from matches.results.players import selectors as league_players
 from matches.rules import showdown
@@ -60,7 +61,7 @@ class PlayersField(forms.CharField):
         if len(lines) < MIN_PLAYERS and any("," in line or ";" in line for line in lines):
             raise forms.ValidationError(ONE_NAME_PER_LINE)
         try:
-            return services.clean_player_names(lines)
+            return tables.clean_player_names(lines)
         except RuleError as error:
             raise forms.ValidationError(error.message) from None
 
@@ -149,8 +150,8 @@ class LaunchForm(AsksAboutNearNames):
     name = name_field(
         _("Table name"),
         max_length=TABLE_NAME_MAX_LENGTH,
-        empty=services.TABLE_NAME_EMPTY,
-        too_long=services.TABLE_NAME_TOO_LONG,
+        empty=play_messages.TABLE_NAME_EMPTY,
+        too_long=play_messages.TABLE_NAME_TOO_LONG,
     )
     players = PlayersField(
         label=_("Players"),
@@ -164,8 +165,8 @@ class LaunchForm(AsksAboutNearNames):
         choices=Table.Mode.choices,
         widget=forms.RadioSelect,
         error_messages={
-            "required": services.UNKNOWN_MODE,
-            "invalid_choice": services.UNKNOWN_MODE,
+            "required": play_messages.UNKNOWN_MODE,
+            "invalid_choice": play_messages.UNKNOWN_MODE,
         },
     )
 

@@ -10,7 +10,8 @@ from django.utils import timezone
 from django.utils.translation import get_language, ngettext
 
 from matches.core.errors import Refusal, RuleError
-from matches.play.services import TapResult, UndoResult
+from matches.play.services.tap import TapOutcome
+from matches.play.services.undo import UndoOutcome
 from matches.rules import nights, scoring
 from matches.rules.limits import MAX_PLAYERS
 
@@ -28,7 +29,7 @@ class Outcome:
     code: str = ""
 
 
-def outcome_of(result: TapResult | UndoResult) -> Outcome:
+def outcome_of(result: TapOutcome | UndoOutcome) -> Outcome:
     return Outcome(REPLAYED if result.replayed else APPLIED)
 
 

@@ -7,7 +7,7 @@ import os
 import pytest
 from playwright.sync_api import sync_playwright
 
-from matches.play import services
+from matches.play.services import tables as table_services
 from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, log_in, require_chromium, tablet
 from tests.factories import make_host
 
@@ -30,7 +30,7 @@ def browser():
 @pytest.fixture
 def site(transactional_db, live_server, monkeypatch, browser):
     """A live server with one host; first dealers are the first seat, so screens repeat."""
-    monkeypatch.setattr(services, "choose_first_dealer", lambda players: players[0])
+    monkeypatch.setattr(table_services, "choose_first_dealer", lambda players: players[0])
     make_host()
     yield live_server.url
     # The live server outlives the test: a page the test left open would go on polling it

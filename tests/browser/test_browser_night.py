@@ -10,7 +10,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from matches.models import Table
-from matches.play import services
+from matches.play.services.tables import match_set_roster, table_close
 from tests.browser.helpers import (
     LANDSCAPE,
     PORTRAIT,
@@ -327,7 +327,7 @@ class TestHomeAndHeader:
         table = make_table(players=WORKED_GAME, name="Front bar")
         play(table, ["Ben", "Alice", "Cara"])
         closed = make_table(players=WORKED_GAME, name="Snug")
-        services.table_close(table_id=closed.pk, by=closed.created_by)
+        table_close(table_id=closed.pk, by=closed.created_by)
         for language in ("en-GB", "pt-PT"):
             context = tablet(browser, PORTRAIT, locale=language)
             page = context.new_page()
@@ -355,14 +355,14 @@ class TestAccessibility:
     def test_every_page_in_both_themes_and_both_languages(self, browser, site):
         table = make_table(players=WORKED_GAME)
         play(table, ["Ben", "Alice", "Cara"])
-        services.match_set_roster(
+        match_set_roster(
             table_id=table.pk, match_id=open_match(table).pk,
             player_names=["Dev", "Cara", "Alice", "Eve"], by=table.created_by,
         )  # fmt: skip
         wta = make_table(players=WORKED_GAME, mode=Table.Mode.WINNER_TAKES_ALL, name="Snug")
         play(wta, ["Ben", "Alice"])
         closed = make_table(players=WORKED_GAME, name="Closed")
-        services.table_close(table_id=closed.pk, by=closed.created_by)
+        table_close(table_id=closed.pk, by=closed.created_by)
         winner = table.matches.get(number=1).winner_id
         public = ["/", "/accounts/login/", f"/tables/{table.pk}/", f"/tables/{wta.pk}/",
                   f"/tables/{closed.pk}/", f"/tables/{table.pk}/matches/",

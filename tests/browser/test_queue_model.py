@@ -43,7 +43,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
 from matches.models import Match, Tap
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
 from matches.templatetags.brag import place_label
 from tests.browser.helpers import go_offline, go_online, log_in, tablet
 from tests.factories import make_table
@@ -308,8 +308,8 @@ class Model:
             # A tablet's tap may crown the open match between this read and the close: the
             # close then discards the match that opened (no taps yet), as it would anyway.
             match = self.table.matches.open().first()
-            services.table_close(table_id=self.table.pk, by=host, discard_match_id=match.pk)
-            reopened = services.table_reopen(table_id=self.table.pk, by=host)
+            table_close(table_id=self.table.pk, by=host, discard_match_id=match.pk)
+            reopened = table_reopen(table_id=self.table.pk, by=host)
             self.log.append(f"  match {reopened.number} (id {reopened.pk}) opened")
             return
         who = self.rng.choice("AB")

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from tests.browser.helpers import LANDSCAPE, SCREENSHOTS, SYNC_TIMEOUT_MS, player_button, tablet
 from tests.browser.test_browser_night import LONG_NAMES, overflowing, play
 from tests.factories import WORKED_GAME, make_table, tap
@@ -41,7 +41,7 @@ def outside(page, items: str, box: str) -> list[str]:
 
 
 def undo(table) -> None:
-    services.table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
+    table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
 
 
 def assert_nothing_scrolls(page, viewport) -> None:

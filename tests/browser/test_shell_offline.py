@@ -10,7 +10,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from matches.models import Table, Tap
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
 from matches.web.views import tables
 from tests.browser.helpers import host_tablet, launch, log_in, player_button, tablet
 from tests.factories import WORKED_GAME, make_table, tap
@@ -231,7 +231,7 @@ class TestClosedTablesListen:
         # raising=False: the same test runs against code from before the setting.
         monkeypatch.setattr(tables, "CLOSED_POLL_SECONDS", 1, raising=False)
         table = make_table(players=WORKED_GAME)
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
         context = tablet(browser)
         tv = context.new_page()
         tv.goto(f"{site}/tables/{table.pk}/board/")
@@ -243,7 +243,7 @@ class TestClosedTablesListen:
         ).to_be_visible()
         tv.wait_for_timeout(2500)  # a few closed polls: nothing changes, nothing reloads
 
-        match = services.table_reopen(table_id=table.pk, by=table.created_by)
+        match = table_reopen(table_id=table.pk, by=table.created_by)
         heading = f"Match {match.number}"
         expect(tv.locator(".tv-number")).to_have_text(heading, timeout=10000)
         expect(tv.locator(".tv-players li")).to_have_text(WORKED_GAME)
@@ -259,13 +259,13 @@ class TestClosedTablesListen:
         closed page and then took the spectators' 30 s to notice the reopen."""
         table = make_table(players=WORKED_GAME)
         page = host_tablet(browser, site, table)
-        services.table_close(table_id=table.pk, by=table.created_by)  # from the phone
+        table_close(table_id=table.pk, by=table.created_by)  # from the phone
         expect(page.get_by_text("This table is closed. No further match will open.")).to_be_visible(
             timeout=7000
         )
         page.wait_for_timeout(10000)  # past the guard against reloading in a loop
 
-        match = services.table_reopen(table_id=table.pk, by=table.created_by)
+        match = table_reopen(table_id=table.pk, by=table.created_by)
         expect(page.get_by_role("heading", name=f"Match {match.number}")).to_be_visible(
             timeout=7000
         )

@@ -14,7 +14,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from matches.models import Match, Tap
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
 from tests.browser.helpers import (
     PASSWORD,
     SYNC_TIMEOUT_MS,
@@ -254,8 +254,8 @@ class TestQueuedTapsStayInTheirGame:
         cut_off(page)
         player_button(page, "Dev").click()
         expect(status(page)).to_contain_text("1 tap waiting")
-        services.table_close(table_id=table.pk, by=host)
-        services.table_reopen(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host)
+        table_reopen(table_id=table.pk, by=host)
         reconnect(page)
         settled(page, timeout=20000)
         assert live_taps(table) == []
@@ -272,7 +272,7 @@ class TestQueuedTapsStayInTheirGame:
         cut_off(page)
         player_button(page, "Ann").click()
         expect(status(page)).to_contain_text("1 tap waiting")
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
         reconnect(page)
         sentence = "Ann’s tap was not recorded: the table was closed."
         expect(notes(page).first).to_have_text(sentence, timeout=20000)

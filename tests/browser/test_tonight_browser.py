@@ -5,7 +5,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from matches.play import services
+from matches.play.services.tables import table_close
 from tests.browser.helpers import SCREENSHOTS
 from tests.browser.test_browser_night import LONG_NAMES, TV, overflowing
 from tests.factories import make_table, open_match, tap
@@ -54,9 +54,7 @@ def test_the_tonight_page_shows_the_card_and_copies_the_text(browser, site):
 
 def test_a_closed_tables_tv_tells_the_night_without_overflow(browser, site):
     table = long_night()
-    services.table_close(
-        table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk
-    )
+    table_close(table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk)
     context = browser.new_context(viewport=TV, locale="en-GB")
     page = context.new_page()
     page.goto(f"{site}/tables/{table.pk}/board/")

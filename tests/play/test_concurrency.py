@@ -12,7 +12,9 @@ from django.db import OperationalError, connection
 from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Match, Tap
-from matches.play import services
+from matches.play.messages import NOT_LATEST
+from matches.play.services.tap import TapOutcome, match_eliminate
+from matches.play.services.undo import table_undo_last
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +45,7 @@ def run_at_once(*calls: Callable[[], object]) -> list[object]:
 
 def eliminate(table, match, name, key=None):
     player_id = seat_of(match, name).player_id
-    return lambda: services.match_eliminate(
+    return lambda: match_eliminate(
         table_id=table.pk,
         match_id=match.pk,
         player_id=player_id,
@@ -65,7 +67,7 @@ def test_the_last_two_tapped_at_once_200_rounds():
         results = run_at_once(eliminate(table, match, "Bob"), eliminate(table, match, "Cy"))
 
         assert messages(results) == {"ok": 1, "Match 1 is already filed; nothing was changed.": 1}
-        won = next(r for r in results if isinstance(r, services.TapResult))
+        won = next(r for r in results if isinstance(r, TapOutcome))
         final = places(Match.objects.get(pk=match.pk))
         assert final["Ann"] == 3
         assert final[won.tap.player.name] == 2 and final[won.winner.name] == 1
@@ -99,7 +101,7 @@ def test_undo_racing_a_tap_100_rounds():
         table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee"], name=f"U{round_}")
         first = tap(table, "Bob").tap
         match = open_match(table)
-        undo = lambda t=table, f=first: services.table_undo_last(  # noqa: E731
+        undo = lambda t=table, f=first: table_undo_last(  # noqa: E731
             table_id=t.pk, tap_id=f.pk, by=host
         )
         results = run_at_once(undo, eliminate(table, match, "Ann"))
@@ -111,7 +113,7 @@ def test_undo_racing_a_tap_100_rounds():
         else:
             # The tap came first: the undo names a tap that is no longer the latest.
             assert isinstance(results[0], errors.RuleError)
-            assert results[0].message == services.NOT_LATEST
+            assert results[0].message == NOT_LATEST
             assert final == {"Ann": 3, "Bob": 4, "Cy": None, "Dee": None}
             outcomes["tap first"] += 1
     assert sum(outcomes.values()) == 100

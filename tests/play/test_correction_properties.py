@@ -32,7 +32,8 @@ from matches.models import (
     Season,
     Table,
 )
-from matches.play import corrections, services
+from matches.play import corrections
+from matches.play.services.tables import table_launch
 from matches.ratings.audit import rating_problems
 from matches.ratings.steps import ratings_settle
 from matches.results import seasons
@@ -81,7 +82,7 @@ def launch(host, tables: list[tuple[str, list[str]]]) -> list:
     )
     with mock.patch.object(timezone, "now", return_value=START):
         return [
-            services.table_launch(name=f"T{i}", player_names=players, mode=mode, by=host)
+            table_launch(name=f"T{i}", player_names=players, mode=mode, by=host)
             for i, (mode, players) in enumerate(tables)
         ]
 

@@ -11,7 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matches.models import Match, Table
-from matches.play import services, tonight
+from matches.play import tonight
+from matches.play.messages import NOT_YOUR_TABLE
+from matches.play.services.tables import match_set_roster, table_close
+from matches.play.services.undo import table_undo_last
 from tests.factories import make_host, make_table, open_match, places, tap
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +50,7 @@ class TestTonight:
     def test_an_undone_crowning_leaves_tonight(self):
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"])
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
+        table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
         assert tonight.table_tonight(table=table) == []
 
     def test_a_night_starts_at_noon_local_time(self):
@@ -132,12 +135,12 @@ class TestCloseConfirmReopen:
 
     def test_another_host_cannot_reopen(self, client):
         table = make_table()
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
         client.force_login(make_host("other"))
         html = client.get(table_url(table)).content.decode()
         assert "Reopen table" not in html
         response = client.post(reverse("matches:reopen", args=[table.pk]), follow=True)
-        assert str(services.NOT_YOUR_TABLE) in response.content.decode()
+        assert str(NOT_YOUR_TABLE) in response.content.decode()
         assert not Table.objects.get(pk=table.pk).is_open
 
 
@@ -154,7 +157,7 @@ class TestUndoAcrossTheBoundary:
     def test_a_roster_change_sends_the_host_to_a_confirmation(self, host_client):
         table = make_table()
         play(table, ["Ben", "Alice", "Cara"])
-        services.match_set_roster(
+        match_set_roster(
             table_id=table.pk, match_id=open_match(table).pk,
             player_names=["Dev", "Cara", "Alice", "Eve"], by=table.created_by,
         )  # fmt: skip
@@ -232,9 +235,9 @@ class TestHome:
         snug = make_table(name="Snug")
         play(snug, ["Ben", "Alice", "Cara"])
         tap(snug, "Ben")
-        services.table_close(table_id=late.pk, by=late.created_by)
+        table_close(table_id=late.pk, by=late.created_by)
         old = make_table(name="Old")
-        services.table_close(table_id=old.pk, by=old.created_by)
+        table_close(table_id=old.pk, by=old.created_by)
         Table.objects.filter(pk=old.pk).update(
             closed_at=timezone.now() - datetime.timedelta(days=3)
         )

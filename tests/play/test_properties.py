@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Table
-from matches.play import services
+from matches.play.services.tables import match_set_roster, table_close, table_launch
+from matches.play.services.tap import match_eliminate
+from matches.play.services.undo import table_undo_last
 from matches.rules.scoring import points_for
 from tests.strategies import table_operations
 
@@ -116,7 +118,7 @@ def play(host, ops) -> None:
     tables: list[tuple[Table, RefTable]] = []
     for op in ops:
         if op[0] == "launch":
-            table = services.table_launch(name="T", player_names=op[2], mode=op[1], by=host)
+            table = table_launch(name="T", player_names=op[2], mode=op[1], by=host)
             tables.append((table, RefTable(mode=op[1], matches=[RefMatch(roster=list(op[2]))])))
             continue
         if not tables:
@@ -133,7 +135,7 @@ def play(host, ops) -> None:
                     .values_list("player_id", flat=True)
                     .first()
                 )
-                services.match_eliminate(
+                match_eliminate(
                     table_id=table.pk,
                     match_id=match.pk,
                     player_id=player or 0,
@@ -143,15 +145,13 @@ def play(host, ops) -> None:
             elif op[0] == "undo":
                 expected = ref.undo()
                 # The host confirms whatever the undo asks about (a roster change it drops).
-                services.table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+                table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
             elif op[0] == "roster":
                 expected = ref.set_roster(op[2])
-                services.match_set_roster(
-                    table_id=table.pk, match_id=match.pk, player_names=op[2], by=host
-                )
+                match_set_roster(table_id=table.pk, match_id=match.pk, player_names=op[2], by=host)
             else:
                 expected = ref.close()
-                services.table_close(
+                table_close(
                     table_id=table.pk, by=host, discard_match_id=match.pk if match else None
                 )
             applied = True

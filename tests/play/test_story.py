@@ -6,7 +6,8 @@ import datetime
 import pytest
 
 from matches.models import Match, RatingChange, Table
-from matches.play import services, story
+from matches.play import story
+from matches.play.services.tables import table_close
 from matches.ratings.engine import shown_rating
 from tests.factories import make_table, open_match, tap
 
@@ -123,7 +124,7 @@ class TestRanked:
         table = make_table(players=[f"P{n}" for n in range(8)])
         for _ in range(6):
             play(table, [f"P{n}" for n in range(7)])
-        services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=None)
+        table_close(table_id=table.pk, by=table.created_by, discard_match_id=None)
         table.refresh_from_db()
         with django_assert_num_queries(3):
             night = story.night_story(table=table)
@@ -167,9 +168,7 @@ class TestWhichNight:
         Match.objects.filter(pk=first.pk).update(
             filed_at=first.filed_at - datetime.timedelta(days=2)
         )
-        services.table_close(
-            table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk
-        )
+        table_close(table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk)
         table.refresh_from_db()
         # Days later the closed table still tells its last night: match 2 alone.
         night = story.night_story(table=table, now=table.closed_at + datetime.timedelta(days=5))

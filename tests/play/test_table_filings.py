@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from matches.models import Player, Table, Tap
 from matches.play import filings as table_filings
-from matches.play import services
+from matches.play.services.tables import match_set_roster
+from matches.play.services.undo import table_undo_last
 from matches.results.players import services as player_records
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
@@ -85,7 +86,7 @@ class TestKeptFilings:
         # Alice, Cara and Dev standing, and not filed.
         host = table.created_by
         for _ in range(3):
-            services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+            table_undo_last(table_id=table.pk, tap_id=None, by=host)
         undone = post_tap(host_client, table, "Alice")
         assert filed_list(undone) == [("1", "Dev")]
         assert tonight_rows(undone) == [("Dev", "3"), ("Cara", "2"), ("Alice", "1"), ("Ben", "0")]
@@ -219,7 +220,7 @@ class TestCrowningFromKept:
         rng = random.Random(21)
         for number in range(1, 13):
             if number == 2:
-                services.match_set_roster(
+                match_set_roster(
                     table_id=table.pk,
                     match_id=open_match(table).pk,
                     player_names=["Alice", "Ben", "Cara", "Dev", "Eve", "Fay"],
@@ -234,7 +235,9 @@ class TestCrowningFromKept:
                 table_filings.kept.clear()  # this crowning reads afresh
             crowned = tap(table, order[-2])
             assert crowned.next_match is not None
-            got = as_compared(table_filings.Filed(crowned.tonight, crowned.board.recent))
+            got = as_compared(
+                table_filings.Filed(crowned.answer.tonight, crowned.answer.board.recent)
+            )
             assert got == as_compared(read_afresh(table)), f"match {number}"
 
     def test_a_kept_crowning_reads_nothing_filed(self, host_client, django_assert_num_queries):

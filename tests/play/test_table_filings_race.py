@@ -40,10 +40,10 @@ def test_a_plain_tap_waiting_behind_a_rename_shows_the_new_name():
     result = tap(table, "Alice")
     thread.join(10)
     assert renamed.is_set()
-    assert [(row.person.name, row.points) for row in result.tonight] == [
+    assert [(row.person.name, row.points) for row in result.answer.tonight] == [
         ("Devika", 3),
         ("Cara", 2),
         ("Alice", 1),
         ("Ben", 0),
     ]
-    assert [m.winner.name for m in result.board.recent] == ["Devika"]
+    assert [m.winner.name for m in result.answer.board.recent] == ["Devika"]

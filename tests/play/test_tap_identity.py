@@ -8,7 +8,9 @@ import pytest
 
 from matches.core.errors import Refusal, RuleError
 from matches.models import Match, Tap
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
+from matches.play.services.tap import match_eliminate
+from matches.play.services.undo import table_undo_last
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +20,7 @@ def eliminate(table, name, *, match=None, key=None, by=None, **named):
     """A tap as the tablet sends it: the match named as the caller says (match_id,
     match_number, after_key), the player found in `match` (the open one by default)."""
     match = match or open_match(table)
-    return services.match_eliminate(
+    return match_eliminate(
         table_id=table.pk,
         player_id=seat_of(match, name).player_id,
         key=key or uuid.uuid4(),
@@ -52,7 +54,7 @@ class TestTheKeyIsCheckedFirst:
         key = uuid.uuid4()
         named = {"match_id": first.pk} if by_id else {"match_number": 1}
         eliminate(table, "Cara", key=key, **named)
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
 
         again = eliminate(table, "Cara", match=first, key=key, **named)
 
@@ -65,10 +67,10 @@ class TestTheKeyIsCheckedFirst:
     def test_an_undo_resent_after_the_table_was_closed_is_a_replay(self):
         table = make_table()
         ben = tap(table, "Ben").tap
-        services.table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=ben.tapped_by)
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=ben.tapped_by)
+        table_close(table_id=table.pk, by=table.created_by)
 
-        again = services.table_undo_last(
+        again = table_undo_last(
             table_id=table.pk, tap_id=None, tap_key=ben.key, by=table.created_by
         )
 
@@ -78,10 +80,10 @@ class TestTheKeyIsCheckedFirst:
     def test_an_undo_resent_by_a_host_who_may_not_change_the_table_is_a_replay(self):
         table = make_table()
         ben = tap(table, "Ben").tap
-        services.table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=ben.tapped_by)
+        table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=ben.tapped_by)
         other = make_host("kim")
 
-        again = services.table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=other)
+        again = table_undo_last(table_id=table.pk, tap_id=None, tap_key=ben.key, by=other)
 
         assert again.replayed
 
@@ -128,7 +130,7 @@ class TestTheKeyIsCheckedFirst:
         key = uuid.uuid4()
         first = open_match(table)
         eliminate(table, "Ben", key=key, match_number=1)
-        services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=first.pk)
+        table_close(table_id=table.pk, by=table.created_by, discard_match_id=first.pk)
 
         error = refusal(lambda: eliminate(table, "Alice", match=first, key=key, match_number=1))
 
@@ -145,8 +147,8 @@ class TestTheKeyIsCheckedFirst:
     def test_a_resent_tap_that_was_undone_says_so_even_once_the_table_is_closed(self):
         table = make_table()
         ben = tap(table, "Ben").tap
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_undo_last(table_id=table.pk, tap_id=None, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
 
         error = refusal(
             lambda: eliminate(table, "Ben", match=ben.match, key=ben.key, match_id=ben.match_id)
@@ -160,8 +162,8 @@ class TestATapNamesItsMatch:
         table = make_table()
         tap(table, "Ben")
         old = open_match(table)
-        services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=old.pk)
-        services.table_reopen(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by, discard_match_id=old.pk)
+        table_reopen(table_id=table.pk, by=table.created_by)
         reopened = open_match(table)
         assert reopened.number == old.number == 1
 
@@ -177,8 +179,8 @@ class TestATapNamesItsMatch:
         table = make_table()
         crowning = crown_first_match(table)
         second = open_match(table)
-        services.table_close(table_id=table.pk, by=table.created_by)
-        services.table_reopen(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
+        table_reopen(table_id=table.pk, by=table.created_by)
         reopened = open_match(table)
         assert reopened.number == 2 and reopened.pk != second.pk
 
@@ -201,9 +203,7 @@ class TestATapNamesItsMatch:
         B undid that crowning and Cara won instead. A's tap must not land in B's match 2."""
         table = make_table()
         crowning = crown_first_match(table)
-        services.table_undo_last(
-            table_id=table.pk, tap_id=None, tap_key=crowning.key, by=table.created_by
-        )
+        table_undo_last(table_id=table.pk, tap_id=None, tap_key=crowning.key, by=table.created_by)
         tap(table, "Dev")  # Cara wins match 1: another match 2 opens
         second = open_match(table)
 
@@ -298,7 +298,7 @@ class TestWhoQueuedIt:
         sam = make_host("sam")
         ben = tap(table, "Ben").tap
 
-        services.table_undo_last(
+        table_undo_last(
             table_id=table.pk, tap_id=None, tap_key=ben.key, by=table.created_by, queued_by=sam
         )
 

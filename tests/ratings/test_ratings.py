@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from openskill.models import PlackettLuce
 
 from matches.models import Match, PlayerRating, RatingChange, Table
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from tests.factories import make_table, open_match, tap, tap_standing
 from tests.strategies import rating_ops, rating_tables
@@ -150,7 +150,7 @@ class TestUndoOfACrowning:
             RatingChange.objects.filter(player__name="Gus").values_list("mu", "sigma")
         )
 
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
 
         assert api_rows(client) == league.expected_rows()
@@ -169,7 +169,7 @@ class TestUndoOfACrowning:
         play_out(front, ["Cy", "Bob"], league)
         kept = play_out(other, ["Fay", "Eve"], league)
         before = list(RatingChange.objects.filter(match=kept).values_list("pk", "mu", "sigma"))
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         after = list(RatingChange.objects.filter(match=kept).values_list("pk", "mu", "sigma"))
         assert after == before
 
@@ -179,7 +179,7 @@ class TestUndoOfACrowning:
         back = make_table(host=host, players=["Ann", "Bob", "Dee"], name="Back")
         play_out(front, ["Cy", "Bob"], league)
         play_out(back, ["Dee", "Ann"], league)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         # Crowned again, now with Ann out second: it is rated after Back's match.
         tap(front, "Ann")
@@ -190,7 +190,7 @@ class TestUndoOfACrowning:
     def test_undo_of_a_player_s_only_match_removes_them_from_the_list(self, client, host):
         table = make_table(host=host, players=["Ann", "Bob", "Cy"])
         play_out(table, ["Cy", "Bob"], League())
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         assert client.get(reverse("matches:api_ratings")).json()["rows"] == []
         assert not RatingChange.objects.exists()
 
@@ -244,7 +244,7 @@ def test_random_mixed_mode_leagues_rate_exactly_as_openskill(client, host, setup
             table = live[index]
             if kind == "undo":
                 if crowned[table.pk]:
-                    result = services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                    result = table_undo_last(table_id=table.pk, tap_id=None, by=host)
                     entry = crowned[table.pk].pop()
                     assert result.reopened == (entry is not None)
                     if entry is not None:

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from matches.models import PlayerRating, RatingsReplay
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from matches.ratings.steps import ratings_settle
 from tests.clients import FormClient
@@ -31,7 +31,7 @@ class TestAnOldCrowningsUndo:
         later_changes = [c for c in stored_changes() if c[0] != undone.pk]
         ratings_before = stored_ratings()
 
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
 
         # The request re-rated nothing: the later matches' stored changes and the ratings
@@ -58,7 +58,7 @@ class TestAnOldCrowningsUndo:
         front = make_table(host=host, players=ROSTER, name="Front")
         play_out(front, ["Dee", "Cy", "Bob"], league)
         play_out(front, ["Ann", "Cy", "Bob"], league)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop()
         assert client.get(reverse("matches:api_ratings")).json()["updating"] is False
         assert api_rows(client) == league.expected_rows()
@@ -78,7 +78,7 @@ class TestAnOldCrowningsUndo:
         late = make_table(host=host, players=["Ann", "Bob", "Gus"], name="Late")
         play_out(late, ["Gus", "Ann"], league)
 
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(6)
 
         assert client.get(reverse("matches:api_ratings")).json()["updating"] is True

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from matches.core.rows import unnest_rows
 from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.ratings import schedule, steps, store, worker
 from matches.ratings.audit import rating_problems
 from matches.ratings.steps import Step, ratings_settle, replay_step
@@ -72,7 +72,7 @@ class TestSteps:
     ):
         monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=7)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         replay_step(owner="a")  # the first step reads every player's state once
         positions = []
@@ -94,7 +94,7 @@ class TestSteps:
     ):
         monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         assert replay_step(owner="first")[0] is Step.STEPPED
         position = RatingsReplay.objects.get().from_match_id
@@ -107,7 +107,7 @@ class TestSteps:
     def test_another_process_waits_while_the_lease_holds(self, manual, host, monkeypatch):
         monkeypatch.setattr(steps, "STEP_MATCHES", 1)
         _, front, _ = league_with_an_old_crowning(host, later=3)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         assert replay_step(owner="first")[0] is Step.STEPPED
         assert replay_step(owner="second") == (Step.BUSY, 0)
         RatingsReplay.objects.update(lease_until=timezone.now() - datetime.timedelta(seconds=1))
@@ -119,7 +119,7 @@ class TestSteps:
     ):
         monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=4)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         replay_step(owner="a")
         side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
@@ -143,12 +143,12 @@ class TestSteps:
         play_out(front, ["Dee", "Cy", "Bob"], league)
         for _ in range(3):
             play_out(back, ["Eve", "Bob"], league)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(1)
         replay_step(owner="a")
         replay_step(owner="a")
         generation = RatingsReplay.objects.get().generation
-        services.table_undo_last(table_id=early.pk, tap_id=None, by=host)
+        table_undo_last(table_id=early.pk, tap_id=None, by=host)
         league.filed.pop(0)
         row = RatingsReplay.objects.get()
         assert row.generation == generation + 1  # what "a" kept in memory is void
@@ -217,7 +217,7 @@ def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, 
     settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
     league, front, _ = league_with_an_old_crowning(host, later=3)
     settings.RATINGS_REPLAY = "background"
-    services.table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
+    table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
     league.filed.pop(0)
     deadline = time.monotonic() + 20
     while schedule.ratings_updating():
@@ -250,7 +250,7 @@ class TestAStepRacedByAWrite:
     ):
         monkeypatch.setattr(steps, "STEP_MATCHES", 2)
         league, front, _ = league_with_an_old_crowning(host, later=5)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
         outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
@@ -261,7 +261,7 @@ class TestAStepRacedByAWrite:
         self, manual, client, host, monkeypatch
     ):
         league, front, _ = league_with_an_old_crowning(host, later=2)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         side = make_table(host=host, players=["Bob", "Gus", "Eve"], name="Side")
         outcome = self._step_raced_by(lambda: play_out(side, ["Gus", "Eve"], league), monkeypatch)
@@ -280,11 +280,11 @@ class TestAStepRacedByAWrite:
         play_out(back, ["Eve", "Bob"], league)
         play_out(back, ["Bob", "Eve"], league)
         last = play_out(back, ["Eve", "Ann"], league)
-        services.table_undo_last(table_id=early.pk, tap_id=None, by=host)  # the replay's start
+        table_undo_last(table_id=early.pk, tap_id=None, by=host)  # the replay's start
         league.filed.pop(0)
 
         def undo_back():
-            services.table_undo_last(table_id=back.pk, tap_id=None, by=host)
+            table_undo_last(table_id=back.pk, tap_id=None, by=host)
             league.filed.pop()
 
         assert self._step_raced_by(undo_back, monkeypatch) == (Step.MOVED, 0)
@@ -301,7 +301,7 @@ class TestAStepRacedByAWrite:
         for _ in range(2):
             play_out(one, ["Cy", "Bob"], league)
             play_out(two, ["Eve", "Bobby"], league)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         bob = one.matches.first().seats.get(player__name="Bob").player
 

@@ -24,7 +24,7 @@ from matches.models import (
     RatingChange,
     Seat,
 )
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
@@ -135,7 +135,7 @@ def test_random_leagues_keep_aggregates_equal_to_a_count(host, setup, ops):
             table = live[index]
             if kind == "undo":
                 with contextlib.suppress(errors.RuleError):  # nothing to undo here yet
-                    services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                    table_undo_last(table_id=table.pk, tap_id=None, by=host)
                 continue
             if kind == "merge":
                 chosen = _mergeable(pick)
@@ -175,7 +175,7 @@ class TestSelectiveReplay:
             )
 
         kept, moved = rows(untouched), rows(replayed)
-        services.table_undo_last(table_id=front.pk, tap_id=None, by=host)
+        table_undo_last(table_id=front.pk, tap_id=None, by=host)
         league.filed.pop(0)
         assert rows(untouched) == kept
         assert rows(replayed) != moved
@@ -196,12 +196,12 @@ class TestHeadToHeadPairs:
         assert HeadToHead.objects.filter(player=ann, opponent=ben).values_list(
             "matches", "ahead", "behind"
         ).get() == (2, 1, 0)  # Cy's win puts neither Ann nor Ben above the other
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         assert HeadToHead.objects.filter(player=ann, opponent=ben).values_list(
             "matches", "ahead", "behind"
         ).get() == (1, 1, 0)
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Ben's tap
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Ann's crowning
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Ben's tap
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Ann's crowning
         assert not HeadToHead.objects.exists()
         assert_aggregates_add_up()
 

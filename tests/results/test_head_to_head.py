@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from matches.models import Player
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.results.head_to_head import conqueror, favourite_victim, head_to_head
 from tests.factories import make_table, tap
 
@@ -79,7 +79,7 @@ class TestHeadToHeadApi:
     def test_an_undone_crowning_no_longer_counts(self, client, host):
         table = make_table(host=host, players=["Ann", "Ben", "Cy"])
         crown(table, ["Cy", "Ben"])
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         assert rows(client, Player.objects.get(name="Ann"))["head_to_head"] == []
 
     def test_one_query_however_many_matches(self, league, django_assert_num_queries):

@@ -36,7 +36,8 @@ from matches.models import (
     Table,
     Tap,
 )
-from matches.play import services
+from matches.play.services.tables import table_close
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from matches.results import profile
 from matches.results.players import services as player_records
@@ -77,7 +78,7 @@ def build(host, *, merge: bool, league: League) -> Player | None:
     crown(ranked, ["Dev", "Ann"], league)  # Cy wins, Dev out first
     crown(wta, ["Devon", "Bo"], league)  # Ann wins
     tap(wta, "Devon")
-    services.table_undo_last(table_id=wta.pk, tap_id=None, by=host)  # an undone tap: audit
+    table_undo_last(table_id=wta.pk, tap_id=None, by=host)  # an undone tap: audit
     tap(wta, "Bo")  # the open match: Devon still standing
     devon = Player.objects.get(name="Devon")
     if merge:
@@ -90,7 +91,7 @@ def build(host, *, merge: bool, league: League) -> Player | None:
     crown(back, ["Bo", "Dev"], league)  # Cy wins
     crown(back, ["Cy", "Bo"], league)  # Dev wins
     # WTA's next match seats whoever sat last: not filed, and closed in both leagues.
-    services.table_close(table_id=wta.pk, by=host)
+    table_close(table_id=wta.pk, by=host)
     return None if merge else devon
 
 
@@ -557,7 +558,7 @@ def test_random_merges_and_their_undos_keep_every_aggregate_equal_to_a_count(hos
             table = live[index]
             if kind == "undo":
                 with contextlib.suppress(RuleError):  # nothing to undo here yet
-                    services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                    table_undo_last(table_id=table.pk, tap_id=None, by=host)
             elif kind == "merge":
                 chosen = _mergeable(pick)
                 if chosen:

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 
 from matches.integrity import integrity_problems
 from matches.models import DailyTally, Match, Player, RunningTotal, Seat, Tap
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.results import running_totals
 from matches.results import standings as league_standings
 from matches.results.players import services as player_records
@@ -133,7 +133,7 @@ class TestRangeStandings:
     def test_an_undo_of_a_match_filed_on_an_earlier_day(self, league, host):
         other = make_table(host=host, players=["Ann", "Bob", "Fay"], name="C")
         crown(other, ["Fay", "Bob"], D1)  # Ann wins on D1; Ann and Bob have later rows
-        services.table_undo_last(table_id=other.pk, tap_id=None, by=host)
+        table_undo_last(table_id=other.pk, tap_id=None, by=host)
         for date_from, date_to in RANGES:
             if date_from and date_to and date_from > date_to:
                 continue
@@ -269,7 +269,7 @@ def test_random_filings_and_undos_read_as_the_tallies_add_up(host, ops, asked):
                 winner = standing[op[3] % len(standing)]
                 crown(table, [name for name in standing if name != winner], start + op[2] * DAY)
             elif Tap.objects.filter(match__table=table, undone_at__isnull=True).exists():
-                services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                table_undo_last(table_id=table.pk, tap_id=None, by=host)
         for low, high, mode in asked:
             date_from = None if low is None else start + low * DAY
             date_to = None if high is None else start + high * DAY

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matches.models import Season
-from matches.play import services
+from matches.play.services.undo import table_undo_last
 from matches.rules.nights import night_of
 from tests.factories import make_table, tap
 
@@ -182,7 +182,7 @@ class TestSeasonsPage:
         assert re.search(r"Champion:\s*<strong><a [^>]+>Bob</a>", html)
         assert "finished" in html
         # The second crowning was a mistake, undone today: Ann is champion after all.
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         html = client.get(reverse("matches:seasons")).content.decode()
         assert re.search(r"Champion:\s*<strong><a [^>]+>Ann</a>", html)
         podium = re.findall(r'<li><span class="rank">=?(\d)</span> <a [^>]+>(\w+)', html)

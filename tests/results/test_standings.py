@@ -102,11 +102,11 @@ class TestOrder:
         assert rows["Cy"].played == 1
 
     def test_undoing_a_crowning_takes_it_out_of_the_standings(self, host):
-        from matches.play import services
+        from matches.play.services.undo import table_undo_last
 
         table = make_table(players=["Ann", "Bob", "Cy"])
         play(table, ["Cy", "Bob"])
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         assert league_standings.standings() == []
         assert integrity.integrity_problems() == []
 

@@ -17,7 +17,8 @@ from django.utils import timezone
 from matches.core.errors import Refusal, RuleError
 from matches.integrity import integrity_problems
 from matches.models import HeadToHead, Match, MatchCorrection, Seat, Tap
-from matches.play import corrections, services
+from matches.play import corrections
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, places, tap, written
@@ -306,7 +307,7 @@ class TestWhatTheCorrectionMoves:
         corrections.match_correct(
             table_id=table.pk, number=2, names=["Cara", "Dev", "Ben", "Alice"], by=host
         )
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
         reopened = table.matches.open().get()
         assert reopened.number == 2
         # Ben, second in the corrected order, stands again with the winner.

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from matches.models import Player
-from matches.play import services
+from matches.play.messages import UNKNOWN_MODE
 from matches.rules import showdown
 from matches.web import feedback, forms
 from tests.clients import FormClient
@@ -55,7 +55,7 @@ def body_for(fields: list[str], payload: str) -> dict:
 # (route, fields, the queries it makes, the message the answer must carry). The launch and
 # roster forms that come back read the seat picker's "last time" (one query).
 WRITES = [
-    ("table_new", ["name", "players", "mode"], 3, services.UNKNOWN_MODE),
+    ("table_new", ["name", "players", "mode"], 3, UNKNOWN_MODE),
     # The board that answers includes tonight's totals (one grouped query), and is read as one
     # snapshot (the table row before, the version after). A refused tap reads no table before
     # its board; an undo does (it asks whether this host may change the table).

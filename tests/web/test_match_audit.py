@@ -12,7 +12,8 @@ from matches.models import (
     Table,
     Tap,
 )
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
+from matches.play.services.undo import table_undo_last
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, tap
 
@@ -31,8 +32,8 @@ def close_mid_match_then_reopen(table: Table) -> None:
         tap(table, name)
     tap(table, "Ben")
     discarded = open_match(table)
-    services.table_close(table_id=table.pk, by=table.created_by, discard_match_id=discarded.pk)
-    services.table_reopen(table_id=table.pk, by=table.created_by)
+    table_close(table_id=table.pk, by=table.created_by, discard_match_id=discarded.pk)
+    table_reopen(table_id=table.pk, by=table.created_by)
 
 
 def audit_page(client, table: Table, number: int = 2) -> str:
@@ -74,8 +75,8 @@ class TestTheAuditOfAMatchNumberUsedAgainKeepsTheGamesApart:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         tap(table, "Dev")  # match 2
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
         tap(table, "Cara")  # crowned again: a new match 2
         html = audit_page(client, table)
         assert CLOSED_HEADING not in html
@@ -93,8 +94,8 @@ class TestTheAuditOfAMatchNumberUsedAgainKeepsTheGamesApart:
         for _ in range(2):  # twice more: Alice out in match 2, closed, reopened
             tap(table, "Alice")
             match = open_match(table)
-            services.table_close(table_id=table.pk, by=host, discard_match_id=match.pk)
-            services.table_reopen(table_id=table.pk, by=host)
+            table_close(table_id=table.pk, by=host, discard_match_id=match.pk)
+            table_reopen(table_id=table.pk, by=host)
         with django_assert_num_queries(4):
             html = audit_page(client, table)
         assert html.count(CLOSED_HEADING) == 3
@@ -106,7 +107,7 @@ def audited_match(pat, sam) -> Table:
     table = make_table(host=pat)
     ben = tap(table, "Ben").tap
     Tap.objects.filter(pk=ben.pk).update(queued_by=sam)
-    services.table_undo_last(table_id=table.pk, tap_id=ben.pk, by=pat, queued_by=sam)
+    table_undo_last(table_id=table.pk, tap_id=ben.pk, by=pat, queued_by=sam)
     tap(table, "Alice")
     return table
 

@@ -7,7 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
 from matches.web.views import offline
 from tests.clients import FormClient
 from tests.factories import make_table
@@ -24,7 +24,7 @@ def worker_version(client) -> str:
 
 def closed_table():
     table = make_table()
-    services.table_close(table_id=table.pk, by=table.created_by)
+    table_close(table_id=table.pk, by=table.created_by)
     return table
 
 
@@ -139,7 +139,7 @@ class TestClosedTablesKeepListening:
         assert (
             '<span hidden data-table-state="1"></span>' in client.get(url, **HTMX).content.decode()
         )
-        services.table_close(table_id=table.pk, by=table.created_by)
+        table_close(table_id=table.pk, by=table.created_by)
         assert (
             '<span hidden data-table-state="0"></span>' in client.get(url, **HTMX).content.decode()
         )
@@ -180,7 +180,7 @@ class TestClosedTablesKeepListening:
         closed = client.get(url, **headers)
         tag = closed["ETag"]
         assert client.get(url, HTTP_IF_NONE_MATCH=tag, **headers).status_code == 304
-        services.table_reopen(table_id=table.pk, by=table.created_by)
+        table_reopen(table_id=table.pk, by=table.created_by)
         # Another viewer, whose request the process's kept renderings answer.
         reopened = FormClient().get(url, HTTP_IF_NONE_MATCH=tag, **headers)
         assert reopened.status_code == 200

@@ -6,7 +6,9 @@ from django.urls import reverse
 
 from matches.integrity import integrity_problems
 from matches.models import MatchCorrection, Player, PlayerMerge, Table
-from matches.play import corrections, services
+from matches.play import corrections
+from matches.play.services.tables import match_set_roster
+from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from matches.results.players import services as player_records
 from tests.clients import FormClient
@@ -74,7 +76,7 @@ class TestDoubleSubmits:
         corrections.match_correct(
             table_id=table.pk, number=1, names=["Cara", "Alice", "Ben", "Dev"], by=host
         )
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
         assert integrity_problems() == [] and rating_problems() == []
         reopened = table.matches.open().get()
         assert reopened.number == 1
@@ -150,7 +152,7 @@ class TestMergeChains:
 class TestCorrectionsAfterChanges:
     def test_after_the_next_match_s_roster_changed(self, table, host, host_client):
         match = table.matches.open().get()
-        services.match_set_roster(
+        match_set_roster(
             table_id=table.pk,
             match_id=match.pk,
             player_names=["Ben", "Cara", "Dev", "Eve"],

@@ -13,7 +13,9 @@ from django.urls import reverse
 
 from matches.core import stamp as core_stamp
 from matches.models import Table
-from matches.play import selectors, services
+from matches.play import selectors
+from matches.play.services.tap import match_eliminate
+from matches.play.services.undo import table_undo_last
 from matches.web import caching
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap
@@ -167,10 +169,10 @@ class TestReadersRacingWriters:
                     match = open_match(table)
                     standing = list(match.seats.filter(place__isnull=True))
                     if rng.random() < 0.3 and match.number + len(standing) > 5:
-                        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+                        table_undo_last(table_id=table.pk, tap_id=None, by=host)
                     else:
                         seat = rng.choice(standing)
-                        services.match_eliminate(
+                        match_eliminate(
                             table_id=table.pk,
                             match_id=match.pk,
                             player_id=seat.player_id,

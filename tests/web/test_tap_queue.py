@@ -11,7 +11,9 @@ from django.contrib.staticfiles import finders
 from django.urls import reverse
 
 from matches.models import Match, Seat, Tap
-from matches.play import services
+from matches.play.services.tables import match_set_roster, table_close
+from matches.play.services.tap import match_eliminate
+from matches.play.services.undo import table_undo_last
 from tests.factories import make_table, open_match, places, seat_of, tap
 from tests.web.test_views import KEPT_TAP_QUERIES
 
@@ -92,7 +94,7 @@ class TestTapByNumber:
         table = make_table()
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         response = tap_by_number(host_client, table, "Ben", 2)
         assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "match_not_open")
         tap(table, "Cara")  # crowned again: match 2 opens anew
@@ -107,7 +109,7 @@ class TestTapByNumber:
         table = make_table()
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
-        services.match_set_roster(
+        match_set_roster(
             table_id=table.pk, match_id=open_match(table).pk,
             player_names=["Alice", "Cara", "Dev"], by=host,
         )  # fmt: skip
@@ -127,7 +129,7 @@ class TestTapByNumber:
 
     def test_a_closed_table_refuses_with_its_code(self, host_client, host):
         table = make_table()
-        services.table_close(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host)
         response = tap_by_number(host_client, table, "Ben", 1)
         assert response["X-Tap-Code"] == "table_closed"
 
@@ -138,7 +140,7 @@ class TestTapByNumber:
         assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "bad_request")
         assert not Tap.objects.exists()
         with pytest.raises(ValueError):
-            services.match_eliminate(
+            match_eliminate(
                 table_id=table.pk, player_id=data["player"], key=uuid.uuid4(),
                 by=table.created_by,
             )  # fmt: skip

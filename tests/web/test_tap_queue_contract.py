@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from matches.models import Tap
-from matches.play import services
+from matches.play.services.tables import table_close, table_reopen
 from matches.rules import nights
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
 from tests.web.test_views import KEPT_TAP_QUERIES
@@ -59,7 +59,7 @@ class TestRetriesAfterAClose:
             "applied",
             None,
         )
-        services.table_close(table_id=table.pk, by=host)  # tablet B
+        table_close(table_id=table.pk, by=host)  # tablet B
 
         again = post_tap(host_client, table, "Cara", seated_in=first, key=key, match=first.pk)
 
@@ -73,7 +73,7 @@ class TestRetriesAfterAClose:
         table = make_table()
         ben = tap(table, "Ben").tap
         assert outcome(post_undo(host_client, table, tap_key=ben.key)) == ("applied", None)
-        services.table_close(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host)
 
         again = post_undo(host_client, table, tap_key=ben.key)
 
@@ -127,8 +127,8 @@ class TestTheMatchATapNames:
         table = make_table()
         tap(table, "Ben")
         old = open_match(table)
-        services.table_close(table_id=table.pk, by=host, discard_match_id=old.pk)
-        services.table_reopen(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host, discard_match_id=old.pk)
+        table_reopen(table_id=table.pk, by=host)
 
         response = post_tap(host_client, table, "Alice", seated_in=old, match=old.pk)
 
@@ -142,8 +142,8 @@ class TestTheMatchATapNames:
     def test_after_a_crowning_whose_match_a_close_discarded_is_refused(self, host_client, host):
         table = make_table()
         crowning = crown_first_match(table)
-        services.table_close(table_id=table.pk, by=host)
-        services.table_reopen(table_id=table.pk, by=host)
+        table_close(table_id=table.pk, by=host)
+        table_reopen(table_id=table.pk, by=host)
 
         response = post_tap(host_client, table, "Ben", after=crowning.key, number=2)
 

@@ -11,7 +11,8 @@ from django.utils import translation
 from PIL import Image
 
 from matches.models import Table
-from matches.play import services, story
+from matches.play import story
+from matches.play.services.tables import table_close
 from matches.web import share_card
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap
@@ -48,9 +49,7 @@ def card_url(table):
 
 
 def close(table):
-    services.table_close(
-        table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk
-    )
+    table_close(table_id=table.pk, by=table.created_by, discard_match_id=open_match(table).pk)
 
 
 @pytest.fixture

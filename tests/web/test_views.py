@@ -10,7 +10,10 @@ from django.utils import timezone
 
 from matches.models import HostProfile, Match, Player, Seat, Table, Tap
 from matches.play import filings as table_filings
-from matches.play import services
+from matches.play.messages import ROSTER_LOCKED, WRONG_TABLE
+from matches.play.services import tap as tap_services
+from matches.play.services.tables import table_close
+from matches.play.services.undo import table_undo_last
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
@@ -289,7 +292,7 @@ class TestTablePage:
         response = host_client.post(
             reverse("matches:tap", args=[table.pk]), tap_form(other, "Xi"), follow=True
         )
-        assert str(services.WRONG_TABLE) in response.content.decode()
+        assert str(WRONG_TABLE) in response.content.decode()
         assert not Tap.objects.exists()
 
     def test_unknown_table_is_404(self, host_client):
@@ -359,7 +362,7 @@ class TestRosterView:
             reverse("matches:roster", args=[table.pk]),
             {"match": open_match(table).pk, "players": "Dev\nCara\nAlice"},
         )
-        assert str(services.ROSTER_LOCKED) in response.content.decode()
+        assert str(ROSTER_LOCKED) in response.content.decode()
 
 
 class TestPermissions:
@@ -415,7 +418,7 @@ class TestMatchPages:
         table = make_table()
         tap(table, "Ben")
         tap(table, "Alice")
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)
         tap(table, "Alice")
         tap(table, "Cara")
         html = client.get(reverse("matches:match", args=[table.pk, 1])).content.decode()
@@ -438,8 +441,8 @@ class TestMatchPages:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         tap(table, "Dev")  # match 2
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
-        services.table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # Dev back
+        table_undo_last(table_id=table.pk, tap_id=None, by=host)  # the crowning
         tap(table, "Cara")  # crowned again: a new match 2
         html = client.get(reverse("matches:match", args=[table.pk, 2])).content.decode()
         assert "<bdi>Dev</bdi> out, 4th" in html
@@ -525,7 +528,7 @@ class TestApi:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         tap(table, "Dev")
-        services.table_close(
+        table_close(
             table_id=table.pk, by=host, discard_match_id=table.matches.get(status="open").pk
         )
         data = json.loads(client.get(reverse("matches:api_table", args=[table.pk])).content)
@@ -626,14 +629,14 @@ class TestConditionalPolling:
         before = timezone.make_aware(noon - datetime.timedelta(seconds=1))
         clock = [before]
         monkeypatch.setattr(timezone, "now", lambda: clock[0])
-        tap_service = services.match_eliminate
+        tap_service = tap_services.match_eliminate
 
         def then_noon(**kwargs):
             result = tap_service(**kwargs)
             clock[0] = before + datetime.timedelta(seconds=2)
             return result
 
-        monkeypatch.setattr(services, "match_eliminate", then_noon)
+        monkeypatch.setattr(tap_services, "match_eliminate", then_noon)
         response = host_client.post(
             reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
         )
@@ -651,7 +654,7 @@ class TestConditionalPolling:
         would keep showing Cara standing)."""
         table = make_table()
         host_client.get(table_url(table))  # the first page sets the CSRF cookie
-        tap_service = services.match_eliminate
+        tap_service = tap_services.match_eliminate
 
         def then_another_tablet(**kwargs):
             result = tap_service(**kwargs)
@@ -659,7 +662,7 @@ class TestConditionalPolling:
             tap_service(**{**kwargs, "player_id": cara, "key": uuid.uuid4()})
             return result
 
-        monkeypatch.setattr(services, "match_eliminate", then_another_tablet)
+        monkeypatch.setattr(tap_services, "match_eliminate", then_another_tablet)
         response = host_client.post(
             reverse("matches:tap", args=[table.pk]), tap_form(table, "Ben"), **HTMX
         )

@@ -6,6 +6,7 @@ wording is web/feedback.py's."""
 
 import uuid
 from collections.abc import Callable
+from typing import TypeVar
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -19,7 +20,9 @@ from matches.core.errors import RuleError
 from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.org.hosts import may_change_table
-from matches.play import selectors, services, tonight
+from matches.play import answers, selectors, tonight
+from matches.play.messages import NOT_YOUR_TABLE, TABLE_CLOSED
+from matches.play.services import tables, tap, undo
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
 from matches.web.forms import (
@@ -38,6 +41,10 @@ POLL_SECONDS = 3
 CLOSED_POLL_SECONDS = 30
 BOARD_ETAG_HEADER = "X-Board-ETag"
 
+Written = TypeVar(
+    "Written", tap.TapOutcome[answers.Answer | None], undo.UndoOutcome[answers.Answer | None]
+)
+
 
 def _table_or_404(table_id: int) -> Table:
     return get_object_or_404(Table, pk=table_id)
@@ -49,7 +56,7 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
     form = LaunchForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            table = services.table_launch(**form.service_kwargs(), by=request.user)
+            table = tables.table_launch(**form.service_kwargs(), by=request.user)
         except RuleError as error:
             form.add_error(None, error.message)
         else:
@@ -114,23 +121,21 @@ def table_detail(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 
 
 def _board_or_redirect(
-    request: HtmxHttpRequest,
-    table_id: int,
-    written: services.TapResult | services.UndoResult | None = None,
+    request: HtmxHttpRequest, table_id: int, answer: answers.Answer | None = None
 ) -> HttpResponse:
     """After a write: the fresh board for htmx, a redirect to the table page otherwise.
     The body and its X-Board-ETag name one state: the one a tap or an undo of one wrote
-    (rendered from what its transaction held, tagged with the version it committed), else
-    a fresh snapshot.
+    (its answer, read in its transaction, tagged with the version it committed), else a
+    fresh snapshot.
     The page's script sends the tag back, so the polls answer 304 and the message stays on
     screen until the table changes again."""
     if not request.htmx:
         return redirect("matches:table", table_id=table_id)
-    if written is not None and written.board is not None and written.stamped is not None:
-        stamped = written.stamped
-        response = _render_board(request, stamped.table, written.board, written.tonight)
+    if answer is not None:
+        written = answer.written
+        response = _render_board(request, written.table, answer.board, answer.tonight)
         response[BOARD_ETAG_HEADER] = caching.table_page_tag(
-            request, stamped.pk, stamped=stamped, tonight_at=written.tonight_at
+            request, written.pk, stamped=written, tonight_at=answer.at
         )
         return response
     caching.forget_stamp(request)
@@ -140,6 +145,27 @@ def _board_or_redirect(
     return response
 
 
+def _written_or_refused(
+    request: HtmxHttpRequest,
+    table_id: int,
+    write: Callable[[], Written],
+    message: Callable[[Written], str | None],
+) -> HttpResponse:
+    """A tap's or an undo's answer: its board (or a redirect) marked with what became of it.
+    A refusal is shown as its message and told to the tablet's queue by its code."""
+    try:
+        result = write()
+    except Table.DoesNotExist:
+        raise Http404 from None
+    except RuleError as error:
+        messages.error(request, error.message)
+        return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
+    if text := message(result):
+        messages.info(request, text)
+    response = _board_or_redirect(request, table_id, result.answer)
+    return tap_queue.mark(response, tap_queue.outcome_of(result))
+
+
 @host_required
 @require_POST
 def table_tap(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
@@ -147,21 +173,17 @@ def table_tap(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     if not form.is_valid():
         messages.error(request, feedback.BAD_TAP)
         return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal())
-    result = None
-    try:
-        result = services.match_eliminate(
-            table_id=table_id, **form.service_kwargs(), by=request.user
-        )
-    except Table.DoesNotExist:
-        raise Http404 from None
-    except RuleError as error:
-        messages.error(request, error.message)
-        outcome = tap_queue.refusal(error)
-    else:
-        if message := feedback.tap_message(result, table=result.match.table):
-            messages.info(request, message)
-        outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table_id, result), outcome)
+    return _written_or_refused(
+        request,
+        table_id,
+        lambda: tap.match_eliminate(
+            table_id=table_id,
+            **form.service_kwargs(),
+            by=request.user,
+            then=answers.after_tap,
+        ),
+        lambda result: feedback.tap_message(result, table=result.match.table),
+    )
 
 
 @host_required
@@ -180,27 +202,24 @@ def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         table = _table_or_404(table_id)
         messages.error(request, feedback.BAD_UNDO)
         return tap_queue.mark(_board_or_redirect(request, table.pk), tap_queue.refusal())
-    result = None
-    try:
-        result = services.table_undo_last(
-            table_id=table_id, **form.service_kwargs(), by=request.user
-        )
-    except Table.DoesNotExist:
-        raise Http404 from None
-    except RuleError as error:
-        messages.error(request, error.message)
-        outcome = tap_queue.refusal(error)
-    else:
-        messages.info(request, feedback.undo_message(result))
-        outcome = tap_queue.outcome_of(result)
-    return tap_queue.mark(_board_or_redirect(request, table_id, result), outcome)
+    return _written_or_refused(
+        request,
+        table_id,
+        lambda: undo.table_undo_last(
+            table_id=table_id,
+            **form.service_kwargs(),
+            by=request.user,
+            then=answers.after_undo,
+        ),
+        feedback.undo_message,
+    )
 
 
 def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
     """Why this user may not edit the roster now, or None."""
     if not may_change_table(user, table):
-        return services.NOT_YOUR_TABLE
-    return services.TABLE_CLOSED if board.match is None else None
+        return NOT_YOUR_TABLE
+    return TABLE_CLOSED if board.match is None else None
 
 
 @host_required
@@ -214,7 +233,7 @@ def table_roster(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     form = RosterForm(request.POST or None, initial=RosterForm.initial_for(board))
     if request.method == "POST" and form.is_valid():
         try:
-            match = services.match_set_roster(
+            match = tables.match_set_roster(
                 table_id=table.pk, **form.service_kwargs(), by=request.user
             )
         except RuleError as error:
@@ -241,7 +260,7 @@ def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     form = CloseForm(request.POST)
     discard = form.cleaned_data["discard"] if form.is_valid() else None
     try:
-        services.table_close(table_id=table.pk, by=request.user, discard_match_id=discard)
+        tables.table_close(table_id=table.pk, by=request.user, discard_match_id=discard)
     except RuleError as error:
         messages.error(request, error.message)
     else:
@@ -254,7 +273,7 @@ def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 def table_reopen(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     table = _table_or_404(table_id)
     try:
-        match = services.table_reopen(table_id=table.pk, by=request.user)
+        match = tables.table_reopen(table_id=table.pk, by=request.user)
     except RuleError as error:
         messages.error(request, error.message)
     else:
