@@ -14,7 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.org.hosts import may_change_table
-from matches.play import selectors
+from matches.play import audit, selectors
 from matches.results import public_names
 from matches.web import caching
 from matches.web.exports import (
@@ -88,9 +88,9 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     match = selectors.match_detail(table=table, number=number)
     if match is None:
         raise Http404
-    audit = selectors.match_audit(match=match)
+    trail = audit.match_audit(match=match)
     corrections = selectors.match_corrections(match=match)
-    # The orders were kept as names: each read as this viewer reads its player (issue 22).
+    # The orders were kept as names: each read as this viewer reads its player.
     players = [seat.player for seat in match.seats.all()]
     real = caching.real_names(request)
     for correction in corrections:
@@ -103,7 +103,7 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
         "table": table,
         "match": match,
         "seats": match.seats.all(),
-        "audit": audit,
+        "audit": trail,
         "corrections": corrections,
         "may_correct": match.status == match.Status.FILED and may_change_table(request.user, table),
     }
