@@ -24,9 +24,9 @@ from matches.core import autobackup, backups
 from matches.core import stamp as core_stamp
 from matches.core.errors import RuleError
 from matches.models import Player, Table
-from matches.play import selectors
 from matches.play.services.tables import table_close, table_reopen
 from matches.results import standings as league_standings
+from matches.web import exports
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, tap, written
 
@@ -53,7 +53,7 @@ def season():
 def snapshot():
     return (
         league_standings.standings(),
-        [selectors.table_api(table=t) for t in Table.objects.order_by("pk")],
+        [exports.table_api(table=t) for t in Table.objects.order_by("pk")],
     )
 
 

@@ -1,16 +1,15 @@
 """Reads that span relations. Each runs a fixed number of queries, however long the table's
 history: the table page and its polling stay cheap all season."""
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import TYPE_CHECKING, TypedDict, cast
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
 
-from matches.models import Match, MatchCorrection, Player, Seat, Table, Tap
+from matches.models import Match, MatchCorrection, Seat, Table, Tap
 from matches.play import tonight
-from matches.rules.scoring import finished_place, points_for, shown_place
+from matches.rules.scoring import finished_place
 
 if TYPE_CHECKING:
     # django-stubs' type of a model instance with annotate()'s values; a dev-only package.
@@ -42,11 +41,19 @@ class Board:
     undo_drops_roster: bool = False
 
 
-def _current_match(table: Table) -> tuple[Match | None, list[Seat], list[Seat]]:
+class CurrentMatch(NamedTuple):
+    """A table's open match (None when it has none), who stands and who is out."""
+
+    match: Match | None
+    standing: list[Seat]
+    out: list[Seat]
+
+
+def current_match(*, table: Table) -> CurrentMatch:
     """The open match, its standing seats in seating order, and who is out, first out first."""
     match = table.matches.open().select_related("first_dealer").first()
     seats = list(match.seats.select_related("player")) if match else []
-    return match, *_standing_and_out(seats)
+    return CurrentMatch(match, *_standing_and_out(seats))
 
 
 def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
@@ -60,6 +67,7 @@ def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
 
 
 def _filed_with_winners(table: Table):
+    """The table's filed matches, each read with its winner."""
     return table.matches.filed().select_related("winner")
 
 
@@ -78,7 +86,7 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
     The result card is the match just filed, until the next match's first tap; with
     last_result (the TV) it is the latest filed match whatever happened since. Whether an
     undo would drop a roster change is only worked out for a host (for_host)."""
-    match, standing, out = _current_match(table)
+    match, standing, out = current_match(table=table)
     last_tap = (
         Tap.objects.select_related("player", "match")
         .filter(match__table=table, undone_at__isnull=True)
@@ -238,7 +246,7 @@ def standing_names(table_id: str, *, real_names: bool = False) -> list[str]:
     if not (table_id.isascii() and table_id.isdigit()) or len(table_id) > 19:
         return []
     table = Table.objects.filter(pk=int(table_id)).first()
-    seats = _current_match(table)[1] if table else []
+    seats = current_match(table=table).standing if table else []
     return [seat.player.shown_name(real=real_names) for seat in seats]
 
 
@@ -269,6 +277,15 @@ def table_filed_matches(
     return _filed_page(_filed_with_winners(table), before=before, size=size)
 
 
+def table_filed_with_seats(
+    *, table: Table, before: int | None = None, size: int = FILED_PAGE
+) -> FiledPage:
+    """A page of filed matches as table_filed_matches reads it, each with its seats by place
+    and their players: two queries."""
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
+    return _filed_page(_filed_with_winners(table).prefetch_related(seats), before=before, size=size)
+
+
 def match_detail(*, table: Table, number: int) -> Match | None:
     """A match by number with its seats (by place, then seat), and whether it was ever
     corrected (its `corrected`)."""
@@ -288,98 +305,6 @@ def match_detail(*, table: Table, number: int) -> Match | None:
         )
         .first()
     )
-
-
-def _filed_document(table: Table, match: Match, real: bool) -> dict:
-    # A filed match has its filing time and its winner: the database's constraint says so.
-    filed_at, winner = cast(datetime, match.filed_at), cast(Player, match.winner)
-    return {
-        "number": match.number,
-        "filed_at": filed_at.isoformat(),
-        "winner": winner.shown_name(real=real),
-        "results": [
-            {
-                "player": seat.player.shown_name(real=real),
-                "place": shown_place(table.mode, seat.place),
-                "points": points_for(table.mode, seat.place),
-            }
-            for seat in match.seats.all()
-        ],
-    }
-
-
-def _filed_documents(
-    table: Table,
-    *,
-    before: int | None,
-    size: int,
-    link_older: Callable[[int], str] | None,
-    real: bool,
-) -> tuple[list[dict], str | None]:
-    """A page of filed matches with their results for the JSON, oldest first (as the
-    document always listed them), and the link to the page before it."""
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("place"))
-    page = _filed_page(_filed_with_winners(table).prefetch_related(seats), before=before, size=size)
-    documents = [_filed_document(table, match, real) for match in reversed(page.matches)]
-    older = None if page.older is None or link_older is None else link_older(page.older)
-    return documents, older
-
-
-def table_api(
-    *,
-    table: Table,
-    size: int = FILED_PAGE,
-    link_older: Callable[[int], str] | None = None,
-    real_names: bool = False,
-) -> dict:
-    """The read-only JSON document for scoreboards and other programs: the open match and
-    the latest size filed matches; next is link_older(number), the page of the matches
-    filed before them (None when there are none, or no link_older is given). Players' names
-    are the public's unless real_names (a host's)."""
-    match, standing, out = _current_match(table)
-    current = None
-    real = real_names
-    if match is not None:
-        current = {
-            "number": match.number,
-            "first_dealer": match.first_dealer.shown_name(real=real),
-            "standing": [seat.player.shown_name(real=real) for seat in standing],
-            "out": [
-                {
-                    "player": seat.player.shown_name(real=real),
-                    "place": shown_place(table.mode, seat.place),
-                }
-                for seat in out
-            ],
-        }
-    matches, older = _filed_documents(
-        table, before=None, size=size, link_older=link_older, real=real
-    )
-    return {
-        "id": table.pk,
-        "name": table.name,
-        "mode": table.mode,
-        "is_open": table.is_open,
-        "current_match": current,
-        "matches": matches,
-        "next": older,
-    }
-
-
-def table_api_matches(
-    *,
-    table: Table,
-    before: int | None,
-    size: int = FILED_PAGE,
-    link_older: Callable[[int], str] | None = None,
-    real_names: bool = False,
-) -> dict:
-    """A page of the JSON's filed matches: the latest size numbered below before, oldest
-    first, and next and names as in table_api."""
-    matches, older = _filed_documents(
-        table, before=before, size=size, link_older=link_older, real=real_names
-    )
-    return {"id": table.pk, "matches": matches, "next": older}
 
 
 # Filed matches read per query of the CSV export: a few thousand rows, a few milliseconds.

@@ -1,17 +1,20 @@
-"""Downloads and JSON answers. CSV: one way to write a file a spreadsheet opens with accents intact, and safe
-to open: a text cell a spreadsheet would evaluate as a formula (a player named
-=HYPERLINK(...)) is written as text."""
+"""Downloads and JSON answers: CSV files, and the table's public JSON document with its
+pages of filed matches. CSV: one way to write a file a spreadsheet opens with accents
+intact, and safe to open: a text cell a spreadsheet would evaluate as a formula (a player
+named =HYPERLINK(...)) is written as text."""
 
 import csv
 import datetime
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import cast
 
 from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone, translation
 from django.utils.text import slugify
 
-from matches.models import Season, Seat, Table
+from matches.models import Match, Player, Season, Seat, Table
+from matches.play import selectors
 from matches.ratings.selectors import RatingRow
 from matches.results.standings import STANDING_CSV_HEADER, StandingRow
 from matches.rules.scoring import points_for, shown_place
@@ -154,3 +157,94 @@ def _neutral_name(player, real: bool) -> str:
 def json_response(payload: dict, *, status: int = 200) -> JsonResponse:
     """A JSON answer that keeps names readable (José, not Jos\\u00e9)."""
     return JsonResponse(payload, status=status, json_dumps_params={"ensure_ascii": False})
+
+
+def _filed_document(table: Table, match: Match, real: bool) -> dict:
+    # A filed match has its filing time and its winner: the database's constraint says so.
+    filed_at, winner = cast(datetime.datetime, match.filed_at), cast(Player, match.winner)
+    return {
+        "number": match.number,
+        "filed_at": filed_at.isoformat(),
+        "winner": winner.shown_name(real=real),
+        "results": [
+            {
+                "player": seat.player.shown_name(real=real),
+                "place": shown_place(table.mode, seat.place),
+                "points": points_for(table.mode, seat.place),
+            }
+            for seat in match.seats.all()
+        ],
+    }
+
+
+def _filed_documents(
+    table: Table,
+    *,
+    before: int | None,
+    size: int,
+    link_older: Callable[[int], str] | None,
+    real: bool,
+) -> tuple[list[dict], str | None]:
+    """A page of filed matches with their results for the JSON, oldest first (as the
+    document always listed them), and the link to the page before it."""
+    page = selectors.table_filed_with_seats(table=table, before=before, size=size)
+    documents = [_filed_document(table, match, real) for match in reversed(page.matches)]
+    older = None if page.older is None or link_older is None else link_older(page.older)
+    return documents, older
+
+
+def table_api(
+    *,
+    table: Table,
+    size: int = selectors.FILED_PAGE,
+    link_older: Callable[[int], str] | None = None,
+    real_names: bool = False,
+) -> dict:
+    """The read-only JSON document for scoreboards and other programs: the open match and
+    the latest size filed matches; next is link_older(number), the page of the matches
+    filed before them (None when there are none, or no link_older is given). Players' names
+    are the public's unless real_names (a host's)."""
+    match, standing, out = selectors.current_match(table=table)
+    current = None
+    real = real_names
+    if match is not None:
+        current = {
+            "number": match.number,
+            "first_dealer": match.first_dealer.shown_name(real=real),
+            "standing": [seat.player.shown_name(real=real) for seat in standing],
+            "out": [
+                {
+                    "player": seat.player.shown_name(real=real),
+                    "place": shown_place(table.mode, seat.place),
+                }
+                for seat in out
+            ],
+        }
+    matches, older = _filed_documents(
+        table, before=None, size=size, link_older=link_older, real=real
+    )
+    return {
+        "id": table.pk,
+        "name": table.name,
+        "mode": table.mode,
+        "is_open": table.is_open,
+        "current_match": current,
+        "matches": matches,
+        "next": older,
+    }
+
+
+def table_api_matches(
+    *,
+    table: Table,
+    before: int | None,
+    size: int = selectors.FILED_PAGE,
+    link_older: Callable[[int], str] | None = None,
+    real_names: bool = False,
+) -> dict:
+    """A page of the JSON's filed matches: the latest size numbered below before, oldest
+    first, and next and names as in table_api."""
+    matches, older = _filed_documents(
+        table, before=before, size=size, link_older=link_older, real=real_names
+    )
+    return {"id": table.pk, "matches": matches, "next": older}

@@ -16,7 +16,7 @@ from matches.models import Table
 from matches.play import selectors
 from matches.play.services.tap import match_eliminate
 from matches.play.services.undo import table_undo_last
-from matches.web import caching
+from matches.web import caching, exports
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap
 
@@ -33,7 +33,7 @@ class TestTableSnapshot:
     def test_a_clean_read_takes_one_try(self, host):
         table = make_table()
         snapshot = core_stamp.table_snapshot(
-            table_id=table.pk, read=lambda row: selectors.table_api(table=row)
+            table_id=table.pk, read=lambda row: exports.table_api(table=row)
         )
         assert snapshot.tries == 1
         assert snapshot.table.version == Table.objects.get().version
@@ -44,7 +44,7 @@ class TestTableSnapshot:
         reads = []
 
         def read(row: Table) -> dict:
-            document = selectors.table_api(table=row)
+            document = exports.table_api(table=row)
             if not reads:
                 tap(table, "Ben")
             reads.append(document)
@@ -60,7 +60,7 @@ class TestTableSnapshot:
         names = iter(["Ben", "Alice", "Cara"])  # the third tap crowns Dev
 
         def read(row: Table) -> dict:
-            document = selectors.table_api(table=row)
+            document = exports.table_api(table=row)
             if (name := next(names, None)) is not None:
                 tap(table, name)
             return document
@@ -73,7 +73,7 @@ class TestTableSnapshot:
 
     def test_no_such_table(self, db):
         assert (
-            core_stamp.table_snapshot(table_id=404, read=lambda row: selectors.table_api(table=row))
+            core_stamp.table_snapshot(table_id=404, read=lambda row: exports.table_api(table=row))
             is None
         )
 
@@ -106,7 +106,7 @@ def expected_states(table: Table) -> tuple[int, dict, tuple]:
         tuple(seat.player.name for seat in board.standing),
         tuple(seat.player.name for seat in board.out),
     )
-    return row.version, selectors.table_api(table=row.table), seen
+    return row.version, exports.table_api(table=row.table), seen
 
 
 def check_document(document: dict, players: set[str]) -> None:

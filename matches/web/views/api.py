@@ -6,11 +6,8 @@ from django.views.decorators.http import condition, require_safe
 
 from matches.core.stamp import Snapshot
 from matches.models import Table
-from matches.play import selectors
 from matches.web import caching
-from matches.web.exports import (
-    json_response,
-)
+from matches.web.exports import json_response, table_api, table_api_matches
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.middleware import language_neutral
 from matches.web.views.history import filed_page, older_link
@@ -26,7 +23,7 @@ def api_table(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 
     def read(table: Table) -> dict:
         with translation.override(None):  # the same document in every language
-            return selectors.table_api(table=table, link_older=older, real_names=real)
+            return table_api(table=table, link_older=older, real_names=real)
 
     response = caching.table_response(
         request,
@@ -54,9 +51,7 @@ def api_table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 
     def read(table: Table) -> dict:
         with translation.override(None):  # the same document in every language
-            return selectors.table_api_matches(
-                table=table, before=before, link_older=older, real_names=real
-            )
+            return table_api_matches(table=table, before=before, link_older=older, real_names=real)
 
     response = caching.table_response(
         request, table_id, caching.TABLE_API_MATCHES, read, json_response_of, keep=False
