@@ -124,7 +124,8 @@ class RunningTotal(CountFields):
             *CountFields.Meta.constraints,
             models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
             models.CheckConstraint(
-                condition=Q(mode__in=["winner_takes_all", "ranked", "all"]),
+                # "all" is ALL_MODES, which Meta cannot name (see models/tables.py).
+                condition=Q(mode__in=[Table.Mode.WINNER_TAKES_ALL, Table.Mode.RANKED, "all"]),
                 name="running_total_mode",
             ),
         ]

@@ -62,12 +62,20 @@ class Player(models.Model):
         )
 
 
+# The choices of Table.mode and Match.status are defined at module level, and named inside
+# their models, so that each Meta's constraints can spell their members: a nested class
+# body does not see the names of the class around it.
+
+
+class TableMode(models.TextChoices):
+    WINNER_TAKES_ALL = scoring.WINNER_TAKES_ALL, _("Winner takes all")
+    RANKED = scoring.RANKED, _("Ranked (3/2/1)")
+
+
 class Table(models.Model):
     """A knockout table: one game after another with the same mode."""
 
-    class Mode(models.TextChoices):
-        WINNER_TAKES_ALL = scoring.WINNER_TAKES_ALL, _("Winner takes all")
-        RANKED = scoring.RANKED, _("Ranked (3/2/1)")
+    Mode = TableMode
 
     name = models.CharField(_("table name"), max_length=TABLE_NAME_MAX_LENGTH)
     mode = models.CharField(_("mode"), max_length=20, choices=Mode.choices)
@@ -89,7 +97,8 @@ class Table(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(name=""), name="table_name_not_empty"),
             models.CheckConstraint(
-                condition=Q(mode__in=["winner_takes_all", "ranked"]), name="table_mode_valid"
+                condition=Q(mode__in=[TableMode.WINNER_TAKES_ALL, TableMode.RANKED]),
+                name="table_mode_valid",
             ),
         ]
 
@@ -117,15 +126,18 @@ class MatchQuerySet(models.QuerySet):
         return self.exclude(status=Match.Status.DISCARDED)
 
 
+class MatchStatus(models.TextChoices):
+    OPEN = "open", _("open")
+    FILED = "filed", _("filed")
+    # An opened match that never happened (its table closed, or the crowning before it
+    # was undone). Kept, not deleted, so the audit trail of any undone taps survives.
+    DISCARDED = "discarded", _("discarded")
+
+
 class Match(models.Model):
     """One game at a table, from every player standing to one survivor."""
 
-    class Status(models.TextChoices):
-        OPEN = "open", _("open")
-        FILED = "filed", _("filed")
-        # An opened match that never happened (its table closed, or the crowning before it
-        # was undone). Kept, not deleted, so the audit trail of any undone taps survives.
-        DISCARDED = "discarded", _("discarded")
+    Status = MatchStatus
 
     class DiscardReason(models.TextChoices):
         # Why a match was discarded: the audit page says which, since a number used again
@@ -168,27 +180,33 @@ class Match(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["table", "number"],
-                condition=~Q(status="discarded"),
+                condition=~Q(status=MatchStatus.DISCARDED),
                 name="match_number_unique_per_table",
             ),
             models.UniqueConstraint(
-                fields=["table"], condition=Q(status="open"), name="match_one_open_per_table"
+                fields=["table"],
+                condition=Q(status=MatchStatus.OPEN),
+                name="match_one_open_per_table",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["open", "filed", "discarded"]), name="match_status_valid"
+                condition=Q(
+                    status__in=[MatchStatus.OPEN, MatchStatus.FILED, MatchStatus.DISCARDED]
+                ),
+                name="match_status_valid",
             ),
             # A filed match has exactly one winner and a filing time; any other has neither.
             models.CheckConstraint(
                 condition=(
-                    Q(status="filed", winner__isnull=False, filed_at__isnull=False)
-                    | (~Q(status="filed") & Q(winner__isnull=True, filed_at__isnull=True))
+                    Q(status=MatchStatus.FILED, winner__isnull=False, filed_at__isnull=False)
+                    | (~Q(status=MatchStatus.FILED) & Q(winner__isnull=True, filed_at__isnull=True))
                 ),
                 name="match_winner_iff_filed",
             ),
             models.CheckConstraint(condition=Q(number__gte=1), name="match_number_positive"),
             # Only a discarded match carries a reason and a time for it.
             models.CheckConstraint(
-                condition=Q(status="discarded") | Q(discard_reason="", discarded_at__isnull=True),
+                condition=Q(status=MatchStatus.DISCARDED)
+                | Q(discard_reason="", discarded_at__isnull=True),
                 name="match_discard_only_when_discarded",
             ),
         ]
