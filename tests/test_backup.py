@@ -209,7 +209,7 @@ class TestBackupRefusesToOverwrite:
         assert "\n" not in message and "Traceback" not in message
 
 
-# Automatic backups (issue 21): after each close and once a night, with nothing to start.
+# Automatic backups: after each close and once a night, with nothing to start.
 
 
 def local(*args) -> datetime.datetime:

@@ -174,7 +174,7 @@ class Season(models.Model):
     name = models.CharField(_("name"), max_length=SEASON_NAME_MAX_LENGTH)
     first_day = models.DateField(_("first day"))
     last_day = models.DateField(_("last day"))
-    # "Best N nights" (issue 24): each player's season counts only their best N nights
+    # "Best N nights": each player's season counts only their best N nights
     # (rules.nights), and a player needs min_nights nights to be ranked. Null: every night
     # counts and everyone is ranked, as before.
     best_nights = models.PositiveSmallIntegerField(_("best nights counted"), null=True, blank=True)

@@ -307,7 +307,7 @@ def match_detail(*, table: Table, number: int) -> Match | None:
     )
 
 
-# Filed matches read per query of the CSV export: a few thousand rows, a few milliseconds.
+# Filed matches read per query of the CSV exports: a few thousand rows, one short query.
 RESULTS_CHUNK = 500
 
 
@@ -355,7 +355,7 @@ def league_results(*, chunk: int | None = None) -> Iterator[Seat]:
         after = Q(filed_at__gt=last.filed_at) | Q(filed_at=last.filed_at, pk__gt=last.pk)
 
 
-# --- The seat picker's "Same players as last time" (issue 22) ---
+# --- The seat picker's "Same players as last time" ---
 
 
 def last_seating(
@@ -374,7 +374,7 @@ def last_seating(
     if excluding_match_id is not None:
         matches = matches.exclude(pk=excluding_match_id)
     latest = matches.order_by("-table__created_at", "-table_id", "-id").values("id")[:1]
-    # An erased player's placeholder is no name to seat again (issue 22, item 4).
+    # An erased player's placeholder is no name to seat again.
     seats = Seat.objects.filter(match=Subquery(latest), player__erased_at__isnull=True)
     seats = seats.order_by("position")
     return list(seats.values_list("player__name", flat=True))
