@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from matches.web.forms import LoginForm
+from matches.web.forms.accounts import LoginForm
 from matches.web.views import backups
 
 urlpatterns = [

@@ -24,7 +24,8 @@ from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
 from matches.results.players.services import player_name_available
-from matches.web.forms import AdminLoginForm, HostProfileForm
+from matches.web.forms.accounts import AdminLoginForm, HostProfileForm
+from matches.web.forms.errors import refused_as_invalid
 
 # The admin's login refuses an overlong username before django-axes records it, as the
 # app's own login does.
@@ -98,10 +99,8 @@ class PlayerForm(forms.ModelForm):
 
     def clean_name(self) -> str:
         # The services' rules, so an admin edit cannot make two players read the same.
-        try:
+        with refused_as_invalid():
             name = player_name_available(name=self.cleaned_data["name"], player_id=self.instance.pk)
-        except RuleError as error:
-            raise forms.ValidationError(error.message) from None
         if self.taken_message is not None:
             raise forms.ValidationError(self.taken_message)
         return name
@@ -114,10 +113,8 @@ class TableForm(forms.ModelForm):
 
     def clean_name(self) -> str:
         # The launch's rules: no invisible characters, stored normalised.
-        try:
+        with refused_as_invalid():
             return table_name_clean(self.cleaned_data["name"])
-        except RuleError as error:
-            raise forms.ValidationError(error.message) from None
 
 
 class NameTakenMeanwhile(Exception):

@@ -30,7 +30,8 @@ from matches.models import Table
 from matches.org.names import sees_real_names
 from matches.ratings import schedule as ratings_schedule
 from matches.rules.nights import night_start
-from matches.web.forms import FiledPageForm, StandingsFilterForm
+from matches.web.forms.filed import FiledPageForm
+from matches.web.forms.standings import StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
 
 STANDINGS_CACHE_SECONDS = 24 * 3600

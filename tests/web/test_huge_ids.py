@@ -12,7 +12,9 @@ from matches.models import (
     Table,
     Tap,
 )
-from matches.web import feedback, forms
+from matches.web import feedback
+from matches.web.forms import tables as table_forms
+from matches.web.forms import taps as tap_forms
 from tests.clients import HTMX
 from tests.factories import make_table, open_match, seat_of, tap, written
 
@@ -120,7 +122,7 @@ class TestIdsBeyondTheDatabasesRangeAre404:
             {"match": 2**63, "players": "Ann\nBob\nCy"},
         )
         assert response.status_code == 200
-        assert str(forms.BAD_ROSTER) in response.content.decode()
+        assert str(table_forms.BAD_ROSTER) in response.content.decode()
         assert written() == before
 
     def test_a_close_discarding_a_huge_match_is_refused(self, host_client, league):
@@ -140,8 +142,15 @@ class TestIdsBeyondTheDatabasesRangeAre404:
 
     def test_every_form_field_carrying_an_id_is_bounded(self):
         fields = [
-            forms.TapForm.base_fields[name] for name in ("match", "number", "player", "queued_by")
+            tap_forms.TapForm.base_fields[name]
+            for name in ("match", "number", "player", "queued_by")
         ]
-        fields += [forms.UndoForm.base_fields["tap"], forms.UndoForm.base_fields["queued_by"]]
-        fields += [forms.CloseForm.base_fields["discard"], forms.RosterForm.base_fields["match"]]
+        fields += [
+            tap_forms.UndoForm.base_fields["tap"],
+            tap_forms.UndoForm.base_fields["queued_by"],
+        ]
+        fields += [
+            table_forms.CloseForm.base_fields["discard"],
+            table_forms.RosterForm.base_fields["match"],
+        ]
         assert {field.max_value for field in fields} == {2**63 - 1}

@@ -12,7 +12,8 @@ from django.utils import translation
 from matches.models import Player
 from matches.play.messages import UNKNOWN_MODE
 from matches.rules import showdown
-from matches.web import feedback, forms
+from matches.web import feedback
+from matches.web.forms import tables as table_forms
 from tests.clients import FormClient
 from tests.factories import make_table, tap, written
 
@@ -61,7 +62,7 @@ WRITES = [
     # its board; an undo does (it asks whether this host may change the table).
     ("tap", ["match", "player", "key"], 9, feedback.BAD_TAP),
     ("undo", ["tap"], 10, feedback.BAD_UNDO),
-    ("roster", ["match", "players"], 8, forms.BAD_ROSTER),
+    ("roster", ["match", "players"], 8, table_forms.BAD_ROSTER),
 ]
 
 

@@ -13,7 +13,7 @@ from matches.org.hosts import may_change_table
 from matches.play import corrections, selectors
 from matches.rules.scoring import place_label
 from matches.web.access import host_required
-from matches.web.forms import CorrectionForm
+from matches.web.forms.filed import CorrectionForm
 from matches.web.htmx import HtmxHttpRequest
 
 

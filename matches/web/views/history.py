@@ -24,6 +24,7 @@ from matches.web.exports import (
     table_result_row,
     table_results_filename,
 )
+from matches.web.forms.errors import first_error
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.middleware import language_neutral
 
@@ -39,9 +40,9 @@ def filed_page(*, json: bool):
             if form.is_valid():
                 return view(request, *args, **kwargs)
             if json:
-                return json_response({"error": form.first_error()}, status=400)
+                return json_response({"error": first_error(form)}, status=400)
             return HttpResponseBadRequest(
-                form.first_error(), content_type="text/plain; charset=utf-8"
+                first_error(form), content_type="text/plain; charset=utf-8"
             )
 
         return inner

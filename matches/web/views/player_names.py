@@ -12,7 +12,7 @@ from matches.models import Player
 from matches.org.names import may_erase_players
 from matches.results import public_names
 from matches.web.access import host_required
-from matches.web.forms import PlayerPublicNameForm
+from matches.web.forms.players import PlayerPublicNameForm
 from matches.web.htmx import HtmxHttpRequest
 
 PUBLIC_NAME_SAVED = _("Saved. The public now reads “%(shown)s”; hosts read “%(name)s”.")

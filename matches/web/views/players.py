@@ -13,7 +13,7 @@ from matches.results.players import selectors as player_selectors
 from matches.results.players import services as player_services
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.web.access import host_required
-from matches.web.forms import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
+from matches.web.forms.players import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
 from matches.web.htmx import HtmxHttpRequest
 
 RENAMED = _("Renamed to “%(name)s”. Standings and table pages show the new name.")

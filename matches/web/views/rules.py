@@ -9,7 +9,7 @@ from matches.play import selectors
 from matches.rules import showdown
 from matches.web import caching
 from matches.web.exports import json_response
-from matches.web.forms import ShowdownForm
+from matches.web.forms.showdown import ShowdownForm
 from matches.web.htmx import HtmxHttpRequest
 
 

@@ -11,7 +11,7 @@ from matches.models import Season
 from matches.results import seasons
 from matches.web import caching
 from matches.web.access import host_required
-from matches.web.forms import SeasonForm
+from matches.web.forms.seasons import SeasonForm
 from matches.web.htmx import HtmxHttpRequest
 
 SEASON_SAVED = _("Season “%(name)s” saved.")

@@ -8,9 +8,7 @@ from django.views.decorators.http import require_http_methods
 
 from matches.core.errors import RuleError
 from matches.org.hosts import first_host_create
-from matches.web.forms import (
-    FirstHostForm,
-)
+from matches.web.forms.accounts import FirstHostForm
 from matches.web.htmx import HtmxHttpRequest
 
 

@@ -27,7 +27,8 @@ from matches.web.exports import (
     standings_csv_row,
     standings_filename,
 )
-from matches.web.forms import StandingsFilterForm
+from matches.web.forms.errors import first_error
+from matches.web.forms.standings import StandingsFilterForm
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.middleware import language_neutral
 
@@ -99,7 +100,7 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
 def api_standings(request: HtmxHttpRequest) -> JsonResponse:
     form = caching.standings_filters(request)
     if not form.is_valid():
-        return JsonResponse({"error": form.first_error()}, status=400)
+        return JsonResponse({"error": first_error(form)}, status=400)
     real = caching.real_names(request)
 
     def build() -> list[dict]:
@@ -115,9 +116,7 @@ def api_standings(request: HtmxHttpRequest) -> JsonResponse:
 def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
     form = StandingsFilterForm(request.GET)
     if not form.is_valid():
-        return HttpResponse(
-            form.first_error(), status=400, content_type="text/plain; charset=utf-8"
-        )
+        return HttpResponse(first_error(form), status=400, content_type="text/plain; charset=utf-8")
     kwargs = form.selector_kwargs()
     with translation.override(None):  # the file is the same in every language
         rows = league_standings.standings(**kwargs, real_names=caching.real_names(request))

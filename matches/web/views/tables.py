@@ -25,13 +25,8 @@ from matches.play.messages import NOT_YOUR_TABLE, TABLE_CLOSED
 from matches.play.services import tables, tap, undo
 from matches.web import caching, feedback, qr, tap_queue
 from matches.web.access import host_required
-from matches.web.forms import (
-    CloseForm,
-    LaunchForm,
-    RosterForm,
-    TapForm,
-    UndoForm,
-)
+from matches.web.forms.tables import CloseForm, LaunchForm, RosterForm
+from matches.web.forms.taps import TapForm, UndoForm
 from matches.web.htmx import HtmxHttpRequest
 
 POLL_SECONDS = 3

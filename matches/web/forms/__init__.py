@@ -1,0 +1,1 @@
+"""The site's forms, a module per feature; import each from its own module."""
