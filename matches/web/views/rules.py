@@ -9,7 +9,7 @@ from matches.play import selectors
 from matches.rules import showdown
 from matches.web import caching
 from matches.web.exports import json_response
-from matches.web.forms.showdown import ShowdownForm
+from matches.web.forms.showdown import ShowdownFormSet
 from matches.web.htmx import HtmxHttpRequest
 
 
@@ -28,11 +28,14 @@ def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
     names = selectors.standing_names(
         request.GET.get("table", ""), real_names=caching.real_names(request)
     )
-    rows = ShowdownForm.rows_for(request.GET, names=names, adding=adding)
-    initial = request.GET.dict() if adding else ShowdownForm.initial_for(names)
-    form = ShowdownForm(request.GET if submitted else None, initial=initial, rows=rows)
-    verdict = form.cleaned_data["verdict"] if submitted and form.is_valid() else None
-    context = {"form": form, "verdict": verdict, "card_grid": showdown.CARD_GRID}
+    rows = ShowdownFormSet.rows_for(request.GET, names=names, adding=adding)
+    if adding:
+        initial = ShowdownFormSet.initial_from(request.GET, rows)
+    else:
+        initial = ShowdownFormSet.initial_for(names)
+    formset = ShowdownFormSet(request.GET if submitted else None, rows=rows, initial=initial)
+    verdict = formset.verdict if submitted and formset.is_valid() else None
+    context = {"formset": formset, "verdict": verdict, "card_grid": showdown.CARD_GRID}
     status = 400 if submitted and not verdict else 200
     return render(request, "matches/showdown.html", context, status=status)
 
