@@ -75,12 +75,14 @@ def standings_answers(server: Server, month: dict[str, str]) -> dict[str, str]:
 def database_standings(month: dict[str, str]) -> dict[str, list[dict]]:
     """The standings computed here, straight from the database: what both must show."""
     from matches.results import standings as league_standings
+    from matches.results.standings import StandingsQuery
 
     first, last = (datetime.date.fromisoformat(month[k]) for k in ("from", "to"))
     return {
         "/api/standings/": [row.as_json() for row in league_standings.standings()],
         "/api/standings/?" + "&".join(f"{k}={v}" for k, v in month.items()): [
-            row.as_json() for row in league_standings.standings(date_from=first, date_to=last)
+            row.as_json()
+            for row in league_standings.standings(StandingsQuery(date_from=first, date_to=last))
         ],
     }
 

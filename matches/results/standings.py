@@ -76,6 +76,43 @@ STANDING_CSV_HEADER = [
 ]  # fmt: skip
 
 
+@dataclass(frozen=True)
+class StandingsQuery:
+    """Which standings to read: a table's or the whole league's, over a date range (a
+    season's days when a season is chosen) or all time, of one mode or both. The standings
+    form builds it; the selector reads it and the cache keys name it."""
+
+    table_id: int | None = None
+    season_id: int | None = None
+    date_from: datetime.date | None = None
+    date_to: datetime.date | None = None
+    mode: str | None = None
+    # Winner-takes-all matches only (that mode asked for, or a table of that mode): they
+    # keep no points, so the standings rank by wins.
+    wins_only: bool = False
+    # The chosen season's best nights rule, if it has one.
+    best_nights: int | None = None
+    min_nights: int = 0
+
+    @property
+    def mixes_modes(self) -> bool:
+        """League-wide standings of both modes, where points alone compare badly."""
+        return self.table_id is None and not self.mode
+
+    def as_json(self) -> dict:
+        """The filters as the standings API echoes them (and its cache keys read them)."""
+        return {
+            "table": self.table_id,
+            "season": self.season_id,
+            "from": self.date_from.isoformat() if self.date_from else None,
+            "to": self.date_to.isoformat() if self.date_to else None,
+            "mode": self.mode,
+        }
+
+
+ALL_TIME = StandingsQuery()
+
+
 def filter_choices() -> tuple[list, list]:
     """What the standings filters offer: every table and season as (id, name), two small
     reads where rendering their lists costs a hundred times more."""
@@ -189,17 +226,7 @@ def rank_standings(
     return result
 
 
-def standings(
-    *,
-    table_id: int | None = None,
-    date_from: datetime.date | None = None,
-    date_to: datetime.date | None = None,
-    mode: str | None = None,
-    wins_only: bool = False,
-    best_nights: int | None = None,
-    min_nights: int = 0,
-    real_names: bool = False,
-) -> list[StandingRow]:
+def standings(query: StandingsQuery = ALL_TIME, *, real_names: bool = False) -> list[StandingRow]:
     """League standings over filed matches: a date range from the running totals (one
     query), otherwise summed over the all-time totals, or a table's daily tallies.
 
@@ -207,15 +234,17 @@ def standings(
     matches only (wins_only) rank by wins, then fewer played: that mode keeps no points.
     A season's best nights rule (best_nights) counts each player's best nights only.
     Players are named as the public reads them unless real_names (a host)."""
-    if best_nights:
+    table_id, date_from, date_to = query.table_id, query.date_from, query.date_to
+    mode, wins_only = query.mode, query.wins_only
+    if query.best_nights:
         return best_nights_standings(
             table_id=table_id,
             date_from=date_from,
             date_to=date_to,
             mode=mode,
             wins_only=wins_only,
-            best=best_nights,
-            minimum=min_nights,
+            best=query.best_nights,
+            minimum=query.min_nights,
             real_names=real_names,
         )
     if (date_from or date_to) and table_id is None:

@@ -29,9 +29,10 @@ from matches.core.stamp import Snapshot, Stamped
 from matches.models import Table
 from matches.org.names import sees_real_names
 from matches.ratings import schedule as ratings_schedule
+from matches.results import seasons
 from matches.rules.nights import night_start
 from matches.web.forms.filed import FiledPageForm
-from matches.web.forms.standings import StandingsFilterForm
+from matches.web.forms.standings import StandingsFilterForm, asked_filters
 from matches.web.htmx import HtmxHttpRequest
 
 STANDINGS_CACHE_SECONDS = 24 * 3600
@@ -502,9 +503,9 @@ def standings_filters(
     if not hasattr(request, "_standings_filters"):
         # A table's own standings fix the table; only its id is read (the view 404s a missing one).
         fixed = Table(pk=table_id) if table_id is not None else None
-        request._standings_filters = StandingsFilterForm(
-            request.GET, table=fixed, default_season=default_season
-        )
+        current = seasons.current_season if default_season else None
+        data = asked_filters(request.GET, current_season=current)
+        request._standings_filters = StandingsFilterForm(data, table=fixed)
     return request._standings_filters
 
 
@@ -513,7 +514,7 @@ def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:
     values) share one cache entry and tag instead of pushing real entries out."""
     form = standings_filters(request, table_id, default_season=kind in DEFAULT_SEASON_KINDS)
     if form.is_valid():
-        return key(*form.as_json().values())
+        return key(*form.query.as_json().values())
     # Answered with its errors, never cached: the tag still tells one bad input from another.
     return "bad-" + _digest(request.GET.urlencode(), 8)
 

@@ -19,6 +19,7 @@ from matches.play.services.undo import table_undo_last
 from matches.results import running_totals
 from matches.results import standings as league_standings
 from matches.results.players import services as player_records
+from matches.results.standings import StandingsQuery
 from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.clients import FormClient
@@ -60,7 +61,9 @@ def recount(date_from=None, date_to=None, mode=None) -> dict[str, tuple[int, ...
 
 
 def read(date_from=None, date_to=None, mode=None) -> dict[str, tuple[int, ...]]:
-    rows = league_standings.standings(date_from=date_from, date_to=date_to, mode=mode)
+    rows = league_standings.standings(
+        StandingsQuery(date_from=date_from, date_to=date_to, mode=mode)
+    )
     return {r.player: tuple(getattr(r, field) for field in COUNT_FIELDS) for r in rows}
 
 
@@ -161,7 +164,9 @@ class TestRangeStandings:
 
     def test_a_table_s_range_still_reads_its_tallies(self, league):
         ranked, _ = league
-        rows = league_standings.standings(table_id=ranked.pk, date_from=D2, date_to=D3)
+        rows = league_standings.standings(
+            StandingsQuery(table_id=ranked.pk, date_from=D2, date_to=D3)
+        )
         assert {r.player: r.points for r in rows} == {"Ann": 4, "Bob": 2, "Cy": 4, "Dee": 2}
 
     @pytest.mark.parametrize("days", [1, 30])
@@ -170,7 +175,9 @@ class TestRangeStandings:
         for offset in range(days):
             crown(table, ["Cy", "Bob"], TODAY - offset * DAY)
         with django_assert_num_queries(1):
-            rows = league_standings.standings(date_from=TODAY - 60 * DAY, date_to=TODAY)
+            rows = league_standings.standings(
+                StandingsQuery(date_from=TODAY - 60 * DAY, date_to=TODAY)
+            )
         assert (rows[0].player, rows[0].played, rows[0].wins) == ("Ann", days, days)
 
 
@@ -277,7 +284,9 @@ def test_random_filings_and_undos_read_as_the_tallies_add_up(host, ops, asked):
                 continue
             kept = {
                 r.player_id: tuple(getattr(r, f) for f in COUNT_FIELDS)
-                for r in league_standings.standings(date_from=date_from, date_to=date_to, mode=mode)
+                for r in league_standings.standings(
+                    StandingsQuery(date_from=date_from, date_to=date_to, mode=mode)
+                )
             }
             wrong_way = date_from and date_to and date_from > date_to
             assert kept == ({} if wrong_way else tally_sums(date_from, date_to, mode))

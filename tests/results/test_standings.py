@@ -14,6 +14,7 @@ from django.utils import timezone
 from matches import integrity
 from matches.models import AllTimeTotal, DailyTally, Player, Table
 from matches.results import standings as league_standings
+from matches.results.standings import StandingsQuery
 from matches.rules.nights import night_of
 from matches.web import exports
 from tests.factories import make_table, tap
@@ -117,11 +118,14 @@ class TestFilters:
         snug = make_table(name="Snug", players=["Ann", "Bob", "Cy"])
         play(front, ["Cy", "Bob"])
         play(snug, ["Ann", "Bob"])
-        assert league_standings.standings(table_id=front.pk)[0].player == "Ann"
-        assert league_standings.standings(table_id=snug.pk)[0].player == "Cy"
+        assert league_standings.standings(StandingsQuery(table_id=front.pk))[0].player == "Ann"
+        assert league_standings.standings(StandingsQuery(table_id=snug.pk))[0].player == "Cy"
         today = night_of()
-        assert len(league_standings.standings(date_from=today, date_to=today)) == 3
-        assert league_standings.standings(date_to=today - datetime.timedelta(days=1)) == []
+        assert len(league_standings.standings(StandingsQuery(date_from=today, date_to=today))) == 3
+        assert (
+            league_standings.standings(StandingsQuery(date_to=today - datetime.timedelta(days=1)))
+            == []
+        )
 
     def test_page_and_json_with_filters(self, host, client):
         table = make_table(players=["Ann", "Bob", "Cy"])

@@ -1,12 +1,47 @@
 """The standings filters: table, season, dates and mode, as query parameters a user can
-share."""
+share. The form only checks them and names the standings asked for (StandingsQuery)."""
+
+from collections.abc import Callable
+from typing import Any
 
 from django import forms
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from matches.models import Season, Table
-from matches.results import seasons
+from matches.results.standings import StandingsQuery
 from matches.web.forms.fields import day_field
+
+# The filters that choose a period: asking for any of them, even blank, is not asking for
+# the page's default season.
+PERIOD_FILTERS = ("season", "from", "to")
+
+
+def asked_filters(
+    data: QueryDict, *, current_season: Callable[[], Season | None] | None = None
+) -> QueryDict:
+    """The filters as the form reads them and the page shows them again. Dates typed while
+    the season shown is still the one the page chose (preset) replace it: only a season the
+    reader picked conflicts with dates. With current_season (the page, which opens on the
+    season covering tonight, or all time when none does), a request asking for no period
+    is given that season, read only then."""
+    if current_season is not None and not any(name in data for name in PERIOD_FILTERS):
+        current = current_season()
+        if current is None:
+            return data
+        data = data.copy()
+        data["season"] = data["preset"] = str(current.pk)
+    elif _dates_over_preset(data):
+        data = data.copy()
+        data["season"] = ""
+        del data["preset"]
+    return data
+
+
+def _dates_over_preset(data: QueryDict) -> bool:
+    """Dates typed while the season is still the one the page preselected."""
+    preset = data.get("preset")
+    return bool(preset and preset == data.get("season") and (data.get("from") or data.get("to")))
 
 
 class StandingsFilterForm(forms.Form):
@@ -28,26 +63,15 @@ class StandingsFilterForm(forms.Form):
         empty_label=_("All time"),
         error_messages={"invalid_choice": _("There is no such season.")},
     )
-    # The season the page chose itself (the current one), so dates typed over it replace it.
+    # The season the page chose itself (asked_filters): dates typed over it replace it.
     preset = forms.CharField(widget=forms.HiddenInput, required=False, max_length=20)
 
     def __init__(
-        self, data, *args, table: Table | None = None, default_season: bool = False, **kwargs
+        self, data: QueryDict, *args: Any, table: Table | None = None, **kwargs: Any
     ) -> None:
-        if default_season and not any(name in data for name in ("season", "from", "to")):
-            # The page opens on the season covering tonight; all time when none does.
-            current = seasons.current_season()
-            if current is not None:
-                data = data.copy()
-                data["season"] = data["preset"] = str(current.pk)
-        elif self._dates_over_preset(data):
-            # The season shown is the page's own choice, not the reader's: the dates they
-            # typed replace it. Only a season they picked themselves conflicts with dates.
-            data = data.copy()
-            data["season"] = ""
-            del data["preset"]
         super().__init__(data, *args, **kwargs)
-        # A table's own standings page is fixed to that table: no table to choose.
+        # A table's own standings page is fixed to that table: no table to choose. The view
+        # may put the table itself here once read (its mode picks the columns).
         self.fixed_table = table
         if table is not None:
             del self.fields["table"]
@@ -61,16 +85,8 @@ class StandingsFilterForm(forms.Form):
             error_messages={"invalid_choice": _("Choose a mode: ranked or winner takes all.")},
         )
 
-    @staticmethod
-    def _dates_over_preset(data) -> bool:
-        """Dates typed while the season is still the one the page preselected."""
-        preset = data.get("preset")
-        return bool(
-            preset and preset == data.get("season") and (data.get("from") or data.get("to"))
-        )
-
-    def clean(self) -> dict:
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
         start, end = cleaned.get("from"), cleaned.get("to")
         if cleaned.get("season") and (start or end):
             raise forms.ValidationError(
@@ -80,53 +96,24 @@ class StandingsFilterForm(forms.Form):
             raise forms.ValidationError(_("The start date is after the end date."))
         return cleaned
 
-    def _table(self) -> Table | None:
-        return self.fixed_table or self.cleaned_data.get("table")
-
-    def _days(self) -> tuple:
-        season = self.cleaned_data.get("season")
-        if season is not None:
-            return season.first_day, season.last_day
-        return self.cleaned_data.get("from"), self.cleaned_data.get("to")
-
     @property
-    def wins_only(self) -> bool:
-        """The standings cover winner-takes-all matches only: they keep no points."""
-        table, mode = self._table(), self.cleaned_data.get("mode")
+    def query(self) -> StandingsQuery:
+        """The standings asked for, from a valid form: a season's days and its best nights
+        rule, the fixed table or the one chosen."""
+        cleaned = self.cleaned_data
+        table: Table | None = self.fixed_table or cleaned.get("table")
+        season: Season | None = cleaned.get("season")
+        mode = cleaned.get("mode") or None
         wta = Table.Mode.WINNER_TAKES_ALL
-        return mode == wta or (table is not None and table.mode == wta)
-
-    @property
-    def mixes_modes(self) -> bool:
-        """League-wide standings of both modes, where points alone compare badly."""
-        return self._table() is None and not self.cleaned_data.get("mode")
-
-    def selector_kwargs(self) -> dict:
-        table = self._table()
-        start, end = self._days()
-        return {
-            "table_id": table.pk if table else None,
-            "date_from": start,
-            "date_to": end,
-            "mode": self.cleaned_data.get("mode") or None,
-            "wins_only": self.wins_only,
-            **self.season_rule(),
-        }
-
-    def season_rule(self) -> dict:
-        """The chosen season's best nights rule, if it has one."""
-        season = self.cleaned_data.get("season")
-        if season is None or season.best_nights is None:
-            return {}
-        return {"best_nights": season.best_nights, "min_nights": season.min_nights}
-
-    def as_json(self) -> dict:
-        table, season = self._table(), self.cleaned_data.get("season")
-        start, end = self._days()
-        return {
-            "table": table.pk if table else None,
-            "season": season.pk if season else None,
-            "from": start.isoformat() if start else None,
-            "to": end.isoformat() if end else None,
-            "mode": self.cleaned_data.get("mode") or None,
-        }
+        # A season's best nights rule, if it has one.
+        rule = season if season is not None and season.best_nights is not None else None
+        return StandingsQuery(
+            table_id=table.pk if table else None,
+            season_id=season.pk if season else None,
+            date_from=season.first_day if season else cleaned.get("from"),
+            date_to=season.last_day if season else cleaned.get("to"),
+            mode=mode,
+            wins_only=mode == wta or (table is not None and table.mode == wta),
+            best_nights=rule.best_nights if rule else None,
+            min_nights=rule.min_nights if rule else 0,
+        )

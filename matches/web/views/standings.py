@@ -15,6 +15,7 @@ from matches.models import Table
 from matches.play import selectors as play
 from matches.ratings import selectors as ratings
 from matches.results import standings as league_standings
+from matches.results.standings import StandingsQuery
 from matches.web import caching
 from matches.web.exports import (
     LEAGUE_RESULTS_FILENAME,
@@ -28,12 +29,12 @@ from matches.web.exports import (
     standings_filename,
 )
 from matches.web.forms.errors import first_error
-from matches.web.forms.standings import StandingsFilterForm
+from matches.web.forms.standings import StandingsFilterForm, asked_filters
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.middleware import language_neutral
 
 
-def _standing_rows_html(request: HtmxHttpRequest, form: StandingsFilterForm, table_id) -> str:
+def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_id) -> str:
     """The standings' rows, put together once per change of the standings: a league has
     hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
@@ -43,10 +44,10 @@ def _standing_rows_html(request: HtmxHttpRequest, form: StandingsFilterForm, tab
         rated = {row.player_id: row for row in ratings.rating_table()}
         rows = [
             (row, rated.get(row.player_id))
-            for row in league_standings.standings(**form.selector_kwargs(), real_names=real)
+            for row in league_standings.standings(query, real_names=real)
         ]
         # One reverse() for the player links instead of one per row (see make bench).
-        context = {"wins_only": form.wins_only, "players_url": players_url}
+        context = {"wins_only": query.wins_only, "players_url": players_url}
         return caching.rendered_rows(
             "matches/standings.html#rows", rows, context, content=_row_content
         )
@@ -83,9 +84,12 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
     form = caching.standings_filters(request, table_id, default_season=True)
     if table is not None:
         form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
-    rows_html = _standing_rows_html(request, form, table_id) if form.is_valid() else ""
+    filters = form.query if form.is_valid() else None
+    rows_html = _standing_rows_html(request, filters, table_id) if filters else ""
     filters_html = _filters_html(form)
     context = {"form": form, "filters_html": filters_html, "rows_html": rows_html, "table": table}
+    # What the standings shown are of (their columns and notes); None for a form in error.
+    context["filters"] = filters
     # Rows show ratings: a form in error shows none.
     context["ratings_updating"] = form.is_valid() and caching.ratings_updating(request)
     # The exports' links carry the filters shown, the default season included.
@@ -101,32 +105,32 @@ def api_standings(request: HtmxHttpRequest) -> JsonResponse:
     form = caching.standings_filters(request)
     if not form.is_valid():
         return JsonResponse({"error": first_error(form)}, status=400)
-    real = caching.real_names(request)
+    query, real = form.query, caching.real_names(request)
 
     def build() -> list[dict]:
         with translation.override(None):  # names as every other JSON gives them
-            rows = league_standings.standings(**form.selector_kwargs(), real_names=real)
+            rows = league_standings.standings(query, real_names=real)
             return [row.as_json() for row in rows]
 
     rows = caching.cached(caching.standings_key(request, "json"), build)
-    return json_response({"filters": form.as_json(), "rows": rows})
+    return json_response({"filters": query.as_json(), "rows": rows})
 
 
 @require_safe
 def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
-    form = StandingsFilterForm(request.GET)
+    form = StandingsFilterForm(asked_filters(request.GET))
     if not form.is_valid():
         return HttpResponse(first_error(form), status=400, content_type="text/plain; charset=utf-8")
-    kwargs = form.selector_kwargs()
+    query = form.query
     with translation.override(None):  # the file is the same in every language
-        rows = league_standings.standings(**kwargs, real_names=caching.real_names(request))
+        rows = league_standings.standings(query, real_names=caching.real_names(request))
     rated = {row.player_id: row for row in ratings.rating_table()}
     filename = standings_filename(
         table=form.cleaned_data.get("table"),
         season=form.cleaned_data.get("season"),
-        date_from=kwargs["date_from"] if form.cleaned_data.get("season") is None else None,
-        date_to=kwargs["date_to"] if form.cleaned_data.get("season") is None else None,
-        mode=kwargs["mode"],
+        date_from=query.date_from if query.season_id is None else None,
+        date_to=query.date_to if query.season_id is None else None,
+        mode=query.mode,
     )
     lines = (standings_csv_row(row, rated.get(row.player_id)) for row in rows)
     return csv_response(filename, STANDINGS_CSV_HEADER, lines)
