@@ -138,7 +138,7 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
 
 def _league_results_etag(request: HtmxHttpRequest) -> str:
     # Every filing, unfiling, rename, merge and admin edit moves the standings stamp.
-    # A host's file names players as entered: a tag of its own (issue 22).
+    # A host's file names players as entered: a tag of its own.
     return caching.etag("results", caching.standings_stamp(request), caching.audience(request))
 
 
