@@ -251,7 +251,7 @@ def main() -> None:
 
     from matches.models import Match, Player, Season, Seat
     from matches.play.services.tables import table_launch
-    from matches.web import caching
+    from matches.web.caching import renderings
     from tests.clients import FormClient
 
     static = {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}
@@ -339,7 +339,7 @@ def main() -> None:
         def wiped():
             """As a newly started process: no cached standings and no kept rows."""
             cache.clear()
-            caching.kept_rows.clear()
+            renderings.kept_rows.clear()
 
         def after_a_filing(call):
             """The call, right after a match is filed (untimed): the standings stamp moved,

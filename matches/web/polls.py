@@ -28,15 +28,16 @@ from matches.core import autobackup
 from matches.core import stamp as stamps
 from matches.core.kept import Kept
 from matches.org import hosts
-from matches.web import caching
+from matches.web.caching.night import clock
+from matches.web.caching.tags import TABLE_API, TABLE_PAGE, TV_PAGE, TagKind, stamp_read, tag
 from matches.web.htmx import HtmxHttpRequest
 
 # The polled pages, by route name: the kind of tag each one's ETag function builds for an
 # anonymous viewer (table_page_etag, tv_etag, api_table_etag).
 POLLED = {
-    "matches:table": caching.TABLE_PAGE,
-    "matches:tv": caching.TV_PAGE,
-    "matches:api_table": caching.TABLE_API,
+    "matches:table": TABLE_PAGE,
+    "matches:tv": TV_PAGE,
+    "matches:api_table": TABLE_API,
 }
 KEPT_POLLS = 512
 
@@ -51,7 +52,7 @@ class Learnt(NamedTuple):
     the tag's variant on the night it holds."""
 
     table_id: int
-    kind: tuple
+    kind: TagKind
     variant: tuple
     night: str
 
@@ -175,7 +176,7 @@ def _look(environ: dict, rows: dict | None) -> tuple[tuple[str, tuple, bytes] | 
     if inputs is None:
         return None, False
     poll = learnt.get(inputs)
-    if poll is None or poll.night != caching.tonight_name():
+    if poll is None or poll.night != clock.league_tonight():
         return None, False
     row = rows.get(poll.table_id) if rows is not None else None
     if row is None:
@@ -190,19 +191,19 @@ def _look(environ: dict, rows: dict | None) -> tuple[tuple[str, tuple, bytes] | 
             return None, False
         if rows is not None:
             rows[poll.table_id] = row
-    tag = _current_tag(poll.kind, row, poll.variant)
-    return replies.get((inputs, tag, environ.get("HTTP_IF_NONE_MATCH") == tag)), True
+    current = _current_tag(poll.kind, row, poll.variant)
+    return replies.get((inputs, current, environ.get("HTTP_IF_NONE_MATCH") == current)), True
 
 
-def _current_tag(kind: tuple, row: tuple, variant: tuple) -> str:
+def _current_tag(kind: TagKind, row: tuple, variant: tuple) -> str:
     # The tag follows from the row as read: building the row's Stamped and the tag again
     # for every poll of the same state cost more than the read.
-    key = (kind[0], row, variant)
-    tag = tags.get(key)
-    if tag is None:
-        tag = caching.spectator_tag(kind, stamps.stamped_from_row(row), variant)
-        tags.put(key, tag)
-    return tag
+    key = (kind.name, row, variant)
+    current = tags.get(key)
+    if current is None:
+        current = tag(kind, stamps.stamped_from_row(row), variant)
+        tags.put(key, current)
+    return current
 
 
 class SpectatorPollLearner:
@@ -227,10 +228,10 @@ def _learn(request: HttpRequest, response: HttpResponseBase, inputs: tuple) -> N
     if match is None:
         return
     kind = POLLED.get(match.view_name)
-    tag = response.get("ETag")
+    answered = response.get("ETag")
     sent = request.META.get("HTTP_IF_NONE_MATCH")
-    current = response.status_code == 304 and tag == sent
-    fetched = response.status_code == 200 and tag is not None and tag != sent
+    current = response.status_code == 304 and answered == sent
+    fetched = response.status_code == 200 and answered is not None and answered != sent
     user = getattr(request, "user", None)
     if (
         kind is None
@@ -242,14 +243,14 @@ def _learn(request: HttpRequest, response: HttpResponseBase, inputs: tuple) -> N
     ):
         return
     table_id = match.kwargs["table_id"]
-    stamped = caching.stamp_read(request, table_id)
-    variant = kind[1](cast(HtmxHttpRequest, request))
-    if stamped is None or caching.spectator_tag(kind, stamped, variant) != tag:
+    stamped = stamp_read(request, table_id)
+    variant = kind.variant(cast(HtmxHttpRequest, request))
+    if stamped is None or tag(kind, stamped, variant) != answered:
         return  # the answer is of another state than the stamp read first (a write between)
-    learnt.put(inputs, Learnt(table_id, kind, variant, caching.tonight_name()))
+    learnt.put(inputs, Learnt(table_id, kind, variant, clock.league_tonight()))
     status = f"{response.status_code} {response.reason_phrase}"
     body = b"" if current else response.content  # type: ignore[attr-defined]
-    replies.put((inputs, tag, current), (status, tuple(response.items()), body))
+    replies.put((inputs, answered, current), (status, tuple(response.items()), body))
 
 
 @receiver(setting_changed)

@@ -424,7 +424,7 @@ class TestKeptRows:
         return re.search(r"<tbody>.*</tbody>", page, re.S).group()
 
     def test_a_filing_that_reorders_the_league_reads_as_a_fresh_rendering(self, host, client):
-        from matches.web import caching
+        from matches.web.caching import renderings
 
         table = make_table(players=["Ann", "Bob", "Cy </tr> Al", "Dee"])
         play(table, ["Dee", "Cy </tr> Al", "Bob"])
@@ -432,7 +432,7 @@ class TestKeptRows:
         play(table, ["Ann", "Bob", "Dee"])  # Cy </tr> Al wins: every rank moves
         kept = self.body(client)
         cache.clear()
-        caching.kept_rows.clear()
+        renderings.kept_rows.clear()
         assert kept == self.body(client)
         assert kept != first
         # Cy 4 points, Ann 3 with a win, Bob 3, Dee 2; the name is text in its own cell.

@@ -16,7 +16,8 @@ from matches.models import Table
 from matches.play import selectors
 from matches.play.services.tap import match_eliminate
 from matches.play.services.undo import table_undo_last
-from matches.web import caching, exports
+from matches.web import exports
+from matches.web.caching import renderings
 from tests.clients import FormClient
 from tests.factories import make_table, open_match, tap
 
@@ -143,7 +144,7 @@ class TestReadersRacingWriters:
 
     def test_every_answer_is_a_state_that_existed_and_its_tag_names_it(self, host, monkeypatch):
         # Keep no rendering, so every read takes its own snapshot while the writer runs.
-        monkeypatch.setattr(caching.kept, "size", 0)
+        monkeypatch.setattr(renderings.kept, "size", 0)
         tries: list[int] = []
         real = core_stamp.table_snapshot
 

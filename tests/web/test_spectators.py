@@ -21,7 +21,8 @@ from matches.core import stamp as core_stamp
 from matches.core.kept import Kept
 from matches.models import StandingsStamp
 from matches.rules import nights as night_rules
-from matches.web import caching
+from matches.web.caching import renderings
+from matches.web.caching.tags import table_page_tag
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, tap
 
@@ -222,9 +223,9 @@ class TestRestore:
         request.user, request.htmx = AnonymousUser(), False
         row = core_stamp.stamped_table(table_id=table.pk)
         with django_assert_num_queries(0):
-            by_row = caching.table_page_tag(request, table.pk, version=row.version, stamped=row)
-        assert by_row == caching.table_page_tag(request, table.pk)
-        assert caching.table_page_tag(request, table.pk, version=row.version + 1) != by_row
+            by_row = table_page_tag(request, table.pk, version=row.version, stamped=row)
+        assert by_row == table_page_tag(request, table.pk)
+        assert table_page_tag(request, table.pk, version=row.version + 1) != by_row
 
 
 class TestLanguageSwitch:
@@ -368,22 +369,6 @@ class TestThePollsOwnWork:
         assert stamped.epoch == stamp.epoch.hex and stamped.league == stamp.version
         assert core_stamp.stamped_table(table_id=table.pk + 1000) is None
 
-    def test_the_kept_night_changes_at_noon_and_with_the_time_zone(self, monkeypatch):
-        from django.utils import timezone
-
-        noon = timezone.make_aware(
-            datetime.datetime.combine(datetime.date(2026, 3, 28), night_rules.NIGHT_STARTS)
-        )
-        before, after = noon - datetime.timedelta(seconds=1), noon
-        assert caching._night(before) == "n20260327"
-        assert caching._night(after) == "n20260328"
-        assert caching._night(before) == "n20260327"  # a clock set back: asked again
-        # The next night starts at noon local time across the clocks going forward (29 March).
-        assert caching._night(noon + datetime.timedelta(hours=23, minutes=59)) == "n20260328"
-        assert caching._night(noon + datetime.timedelta(hours=24)) == "n20260329"
-        with timezone.override("America/New_York"):
-            assert caching._night(after) == "n20260327"  # 08:00 in New York
-
 
 class TestOneFillPerKey:
     def test_a_second_thread_waits_for_the_first_and_finds_it_kept(self):
@@ -413,7 +398,7 @@ class TestOneFillPerKey:
         make_host()
         table = make_table()
         tap(table, "Ben")
-        caching.kept.clear()
+        renderings.kept.clear()
         read, reads = core_stamp.table_snapshot, []
 
         def slow_read(**kwargs):

@@ -16,7 +16,18 @@ from matches.models import Table
 from matches.org.hosts import may_change_table
 from matches.play import audit, selectors
 from matches.results import public_names
-from matches.web import caching
+from matches.web.caching.headers import shared_cache
+from matches.web.caching.renderings import table_response
+from matches.web.caching.tags import (
+    MATCHES_PAGE,
+    filed_before,
+    filed_page_form,
+    is_spectator,
+    matches_etag,
+    real_names,
+    results_csv_etag,
+    stamp,
+)
 from matches.web.exports import (
     TABLE_RESULTS_HEADER,
     csv_stream,
@@ -36,7 +47,7 @@ def filed_page(*, json: bool):
     def decorator(view):
         @wraps(view)
         def inner(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
-            form = caching.filed_page(request)
+            form = filed_page_form(request)
             if form.is_valid():
                 return view(request, *args, **kwargs)
             if json:
@@ -60,11 +71,11 @@ def older_link(route: str, table_id: int) -> Callable[[int], str]:
 @require_safe
 @filed_page(json=False)
 @vary_on_headers("Cookie")
-@caching.shared_cache(when=caching.is_spectator)
-@condition(etag_func=caching.matches_etag)
+@shared_cache(when=is_spectator)
+@condition(etag_func=matches_etag)
 def table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The table's filed matches, newest first, a page at a time."""
-    before = caching.filed_before(request)
+    before = filed_before(request)
 
     def read(table: Table) -> selectors.FiledPage:
         return selectors.table_filed_matches(table=table, before=before)
@@ -77,10 +88,8 @@ def table_matches(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         return render(request, "matches/matches.html", context)
 
     # The latest page is what a visitor opens: kept for spectators; older pages are read.
-    keep = before is None and caching.is_spectator(request)
-    return caching.table_response(
-        request, table_id, caching.MATCHES_PAGE, read, render_page, keep=keep
-    )
+    keep = before is None and is_spectator(request)
+    return table_response(request, table_id, MATCHES_PAGE, read, render_page, keep=keep)
 
 
 @require_safe
@@ -93,7 +102,7 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     corrections = selectors.match_corrections(match=match)
     # The orders were kept as names: each read as this viewer reads its player.
     players = [seat.player for seat in match.seats.all()]
-    real = caching.real_names(request)
+    real = real_names(request)
     for correction in corrections:
         for order in ("before", "after"):
             shown = public_names.names_as_shown(
@@ -112,16 +121,16 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
 
 
 @require_safe
-@caching.shared_cache()
-@condition(etag_func=caching.results_csv_etag)
+@shared_cache()
+@condition(etag_func=results_csv_etag)
 def table_results_csv(request: HtmxHttpRequest, table_id: int) -> StreamingHttpResponse:
     """Every filed result of the table, streamed as it is read; tagged with the table's
     version, so a spreadsheet refreshing it gets a 304 until the table changes."""
-    stamped = caching.stamp(request, table_id)
+    stamped = stamp(request, table_id)
     if stamped is None:
         raise Http404
     table = stamped.table
-    real = caching.real_names(request)
+    real = real_names(request)
     rows = (
         table_result_row(table, seat, real_names=real)
         for seat in selectors.table_results(table=table)

@@ -16,21 +16,20 @@ from matches.ratings import selectors as ratings
 from matches.ratings.engine import MODEL_NAME
 from matches.results import charts, profile
 from matches.results.players.selectors import standing_merges_into
-from matches.web import caching
+from matches.web.caching.standings import cached, ratings_updating, standings_stamp
+from matches.web.caching.tags import audience, etag, key, real_names
 from matches.web.exports import json_response
 from matches.web.htmx import HtmxHttpRequest
 
 
 def _ratings_etag(request: HtmxHttpRequest) -> str:
     # Ratings change only with a filing, an undo of one or a rebuild: all change the stamp.
-    return caching.etag("ratings", caching.standings_stamp(request), caching.audience(request))
+    return etag("ratings", standings_stamp(request), audience(request))
 
 
 def _player_etag(request: HtmxHttpRequest, player_id: int) -> str:
     # A player's totals, rating and head-to-head, and every name shown, move with the stamp.
-    return caching.etag(
-        f"player{player_id}", caching.standings_stamp(request), caching.audience(request)
-    )
+    return etag(f"player{player_id}", standings_stamp(request), audience(request))
 
 
 @require_safe
@@ -38,10 +37,10 @@ def _player_etag(request: HtmxHttpRequest, player_id: int) -> str:
 @condition(etag_func=_ratings_etag)
 def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
     with translation.override(None):  # names as every other JSON gives them
-        rating_rows = ratings.rating_table(real_names=caching.real_names(request))
+        rating_rows = ratings.rating_table(real_names=real_names(request))
     rows = [row.as_json() for row in rating_rows]
     # While a replay is pending the rows are the last settled ratings, not yet the final ones.
-    payload = {"model": MODEL_NAME, "updating": caching.ratings_updating(request), "rows": rows}
+    payload = {"model": MODEL_NAME, "updating": ratings_updating(request), "rows": rows}
     return json_response(payload)
 
 
@@ -51,7 +50,7 @@ def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
 def api_player(request: HtmxHttpRequest, player_id: int) -> JsonResponse:
     player = get_object_or_404(Player, pk=player_id)
     with translation.override(None):  # names as every other JSON gives them
-        document = profile.player_api(player=player, real_names=caching.real_names(request))
+        document = profile.player_api(player=player, real_names=real_names(request))
     return json_response(document)
 
 
@@ -60,7 +59,7 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
     change of the league for the first page (what nearly every visit opens); other pages of
     the history are rendered each time rather than let any ?page= push entries out."""
 
-    real = caching.real_names(request)
+    real = real_names(request)
 
     def build() -> str:
         shown = profile.player_profile(player=player, page=page, real_names=real)
@@ -69,7 +68,7 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
             "profile": shown,
             "summary": profile.describe(shown),
             "chart": charts.player_chart(shown),
-            "ratings_updating": caching.ratings_updating(request),
+            "ratings_updating": ratings_updating(request),
             "real_names": real,
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
@@ -82,15 +81,15 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
         return build()
     # The name is in the key too: before any filing the stamp has no row to tell leagues apart.
     name = hashlib.blake2s(player.name.encode(), digest_size=6).hexdigest()
-    key = caching.key(
+    cache_key = key(
         "player",
-        caching.standings_stamp(request),
+        standings_stamp(request),
         player.pk,
         name,
         get_language(),
-        caching.audience(request),
+        audience(request),
     )
-    return caching.cached(key, build)
+    return cached(cache_key, build)
 
 
 @require_safe

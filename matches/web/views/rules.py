@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from matches.play import selectors
 from matches.rules import showdown
-from matches.web import caching
+from matches.web.caching.tags import real_names
 from matches.web.exports import json_response
 from matches.web.forms.showdown import ShowdownFormSet
 from matches.web.htmx import HtmxHttpRequest
@@ -25,9 +25,7 @@ def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
     (add) shows the same form with one row more, judging nothing yet."""
     adding = "add" in request.GET
     submitted = not adding and any(key.startswith("hand_") for key in request.GET)
-    names = selectors.standing_names(
-        request.GET.get("table", ""), real_names=caching.real_names(request)
-    )
+    names = selectors.standing_names(request.GET.get("table", ""), real_names=real_names(request))
     rows = ShowdownFormSet.rows_for(request.GET, names=names, adding=adding)
     if adding:
         initial = ShowdownFormSet.initial_from(request.GET, rows)

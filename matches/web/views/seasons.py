@@ -9,8 +9,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from matches.core.errors import RuleError
 from matches.models import Season
 from matches.results import seasons
-from matches.web import caching
 from matches.web.access import host_required
+from matches.web.caching.tags import real_names
 from matches.web.forms.seasons import SeasonForm
 from matches.web.htmx import HtmxHttpRequest
 
@@ -20,7 +20,7 @@ SEASON_DELETED = _("Season “%(name)s” deleted. No result changed.")
 
 @require_safe
 def season_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = {"overview": seasons.seasons_overview(real_names=caching.real_names(request))}
+    context = {"overview": seasons.seasons_overview(real_names=real_names(request))}
     return render(request, "matches/seasons.html", context)
 
 

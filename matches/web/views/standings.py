@@ -1,5 +1,5 @@
 """League standings as a page, JSON and CSV, with the table, date, season and mode filters.
-Rows are rendered once per change of the standings (web/caching.py keys them)."""
+Rows are rendered once per change of the standings (web/caching/standings.py keys them)."""
 
 from functools import partial
 
@@ -16,7 +16,19 @@ from matches.play import selectors as play
 from matches.ratings import selectors as ratings
 from matches.results import standings as league_standings
 from matches.results.standings import StandingsQuery
-from matches.web import caching
+from matches.web.caching.headers import shared_cache
+from matches.web.caching.renderings import rendered_rows
+from matches.web.caching.standings import (
+    api_standings_etag,
+    cached,
+    form_key,
+    ratings_updating,
+    standings_etag,
+    standings_filters,
+    standings_key,
+    standings_stamp,
+)
+from matches.web.caching.tags import audience, etag, is_spectator, real_names
 from matches.web.exports import (
     LEAGUE_RESULTS_FILENAME,
     STANDINGS_CSV_HEADER,
@@ -38,7 +50,7 @@ def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_i
     """The standings' rows, put together once per change of the standings: a league has
     hundreds of players and this is the page everyone refreshes."""
     players_url = reverse("matches:player", args=[0]).removesuffix("0/")
-    real = caching.real_names(request)
+    real = real_names(request)
 
     def build() -> str:
         rated = {row.player_id: row for row in ratings.rating_table()}
@@ -48,11 +60,9 @@ def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_i
         ]
         # One reverse() for the player links instead of one per row (see make bench).
         context = {"wins_only": query.wins_only, "players_url": players_url}
-        return caching.rendered_rows(
-            "matches/standings.html#rows", rows, context, content=_row_content
-        )
+        return rendered_rows("matches/standings.html#rows", rows, context, content=_row_content)
 
-    return caching.cached(caching.standings_key(request, "rows", table_id), build)
+    return cached(standings_key(request, "rows", table_id), build)
 
 
 def _filters_html(form: StandingsFilterForm) -> str:
@@ -63,9 +73,7 @@ def _filters_html(form: StandingsFilterForm) -> str:
     if not form.is_valid():
         return render()  # with its errors, never kept
     shown = [str(form[name].value()) for name in form.fields]
-    return caching.cached(
-        caching.form_key("filters", league_standings.filter_choices(), shown), render
-    )
+    return cached(form_key("filters", league_standings.filter_choices(), shown), render)
 
 
 def _row_content(row: tuple) -> tuple:
@@ -77,11 +85,11 @@ def _row_content(row: tuple) -> tuple:
 
 @require_safe
 @vary_on_headers("Cookie")
-@caching.shared_cache(when=caching.is_spectator)
-@condition(etag_func=caching.standings_etag)
+@shared_cache(when=is_spectator)
+@condition(etag_func=standings_etag)
 def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResponse:
     table = get_object_or_404(Table, pk=table_id) if table_id is not None else None
-    form = caching.standings_filters(request, table_id, default_season=True)
+    form = standings_filters(request, table_id, default_season=True)
     if table is not None:
         form.fixed_table = table  # the table itself, not just its id: its mode picks the columns
     filters = form.query if form.is_valid() else None
@@ -91,7 +99,7 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
     # What the standings shown are of (their columns and notes); None for a form in error.
     context["filters"] = filters
     # Rows show ratings: a form in error shows none.
-    context["ratings_updating"] = form.is_valid() and caching.ratings_updating(request)
+    context["ratings_updating"] = form.is_valid() and ratings_updating(request)
     # The exports' links carry the filters shown, the default season included.
     context["query"] = form.data.urlencode()
     status = 200 if form.is_valid() else 400
@@ -99,20 +107,20 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
 
 
 @require_safe
-@caching.shared_cache()
-@condition(etag_func=caching.api_standings_etag)
+@shared_cache()
+@condition(etag_func=api_standings_etag)
 def api_standings(request: HtmxHttpRequest) -> JsonResponse:
-    form = caching.standings_filters(request)
+    form = standings_filters(request)
     if not form.is_valid():
         return JsonResponse({"error": first_error(form)}, status=400)
-    query, real = form.query, caching.real_names(request)
+    query, real = form.query, real_names(request)
 
     def build() -> list[dict]:
         with translation.override(None):  # names as every other JSON gives them
             rows = league_standings.standings(query, real_names=real)
             return [row.as_json() for row in rows]
 
-    rows = caching.cached(caching.standings_key(request, "json"), build)
+    rows = cached(standings_key(request, "json"), build)
     return json_response({"filters": query.as_json(), "rows": rows})
 
 
@@ -123,7 +131,7 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
         return HttpResponse(first_error(form), status=400, content_type="text/plain; charset=utf-8")
     query = form.query
     with translation.override(None):  # the file is the same in every language
-        rows = league_standings.standings(query, real_names=caching.real_names(request))
+        rows = league_standings.standings(query, real_names=real_names(request))
     rated = {row.player_id: row for row in ratings.rating_table()}
     filename = standings_filename(
         table=form.cleaned_data.get("table"),
@@ -139,16 +147,16 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
 def _league_results_etag(request: HtmxHttpRequest) -> str:
     # Every filing, unfiling, rename, merge and admin edit moves the standings stamp.
     # A host's file names players as entered: a tag of its own.
-    return caching.etag("results", caching.standings_stamp(request), caching.audience(request))
+    return etag("results", standings_stamp(request), audience(request))
 
 
 @require_safe
-@caching.shared_cache()
+@shared_cache()
 @condition(etag_func=_league_results_etag)
 def league_results_csv(request: HtmxHttpRequest) -> StreamingHttpResponse:
     """Every table's filed results in one file, streamed as it is read, in filing order;
     a spreadsheet refreshing it gets a 304 until a result or a name changes."""
-    real = caching.real_names(request)
+    real = real_names(request)
     rows = (league_result_row(seat, real_names=real) for seat in play.league_results())
     response = csv_stream(LEAGUE_RESULTS_FILENAME, TABLE_RESULTS_HEADER, rows)
     language_neutral(response)

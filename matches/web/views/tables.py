@@ -1,7 +1,7 @@
 """The table page and its writes: launch, the board, tap, undo, roster, close, reopen, and
 the table's QR code. Thin views: read a form, call one service or selector, render. Every htmx
 request gets the board fragment; every plain request gets a whole page or a redirect, so the
-app also works without JavaScript. ETags and cached renderings are web/caching.py's; message
+app also works without JavaScript. ETags and cached renderings are web/caching/'s; message
 wording is web/feedback.py's."""
 
 import uuid
@@ -23,8 +23,17 @@ from matches.org.hosts import may_change_table
 from matches.play import answers, selectors, tonight
 from matches.play.messages import NOT_YOUR_TABLE, TABLE_CLOSED
 from matches.play.services import tables, tap, undo
-from matches.web import caching, feedback, qr, tap_queue
+from matches.web import feedback, qr, tap_queue
 from matches.web.access import host_required
+from matches.web.caching.headers import shared_cache
+from matches.web.caching.renderings import table_response
+from matches.web.caching.tags import (
+    TABLE_PAGE,
+    forget_stamp,
+    is_spectator,
+    table_page_etag,
+    table_page_tag,
+)
 from matches.web.forms.tables import CloseForm, LaunchForm, RosterForm
 from matches.web.forms.taps import TapForm, UndoForm
 from matches.web.htmx import HtmxHttpRequest
@@ -101,16 +110,14 @@ def _render_table_page(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         return _render_board(request, snapshot.table, board, tonight_rows)
 
     read = _read_table_page(request)
-    keep = caching.is_spectator(request)
-    return caching.table_response(
-        request, table_id, caching.TABLE_PAGE, read, render_page, keep=keep
-    )
+    keep = is_spectator(request)
+    return table_response(request, table_id, TABLE_PAGE, read, render_page, keep=keep)
 
 
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
-@caching.shared_cache(when=caching.is_spectator)
-@condition(etag_func=caching.table_page_etag)
+@shared_cache(when=is_spectator)
+@condition(etag_func=table_page_etag)
 def table_detail(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     return _render_table_page(request, table_id)
 
@@ -129,11 +136,11 @@ def _board_or_redirect(
     if answer is not None:
         written = answer.written
         response = _render_board(request, written.table, answer.board, answer.tonight)
-        response[BOARD_ETAG_HEADER] = caching.table_page_tag(
+        response[BOARD_ETAG_HEADER] = table_page_tag(
             request, written.pk, stamped=written, tonight_at=answer.at
         )
         return response
-    caching.forget_stamp(request)
+    forget_stamp(request)
     response = _render_table_page(request, table_id)
     response[BOARD_ETAG_HEADER] = response["ETag"]
     del response["ETag"]

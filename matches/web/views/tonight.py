@@ -1,6 +1,6 @@
 """The night's story at a table (issue 24): the Tonight page, with its text to copy, and the
 share card as a PNG. Public like the table page; both are read from one snapshot of the
-table and kept per state (web/caching.py), so the card is drawn once per change, not per
+table and kept per state (web/caching/renderings.py), so the card is drawn once per change, not per
 request."""
 
 from django.http import HttpResponse
@@ -12,8 +12,17 @@ from django.views.decorators.vary import vary_on_headers
 from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.play import story as stories
-from matches.web import caching, share_card
+from matches.web import share_card
 from matches.web import story as words
+from matches.web.caching.headers import shared_cache
+from matches.web.caching.renderings import table_response
+from matches.web.caching.tags import (
+    TONIGHT_CARD,
+    TONIGHT_PAGE,
+    is_spectator,
+    tonight_card_etag,
+    tonight_etag,
+)
 from matches.web.htmx import HtmxHttpRequest
 
 
@@ -23,8 +32,8 @@ def _read(table: Table) -> stories.Story:
 
 @require_safe
 @vary_on_headers("Cookie")
-@caching.shared_cache(when=caching.is_spectator)
-@condition(etag_func=caching.tonight_etag)
+@shared_cache(when=is_spectator)
+@condition(etag_func=tonight_etag)
 def table_tonight(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The night's story: champion, each player's line, the longest run, the biggest upset."""
 
@@ -40,20 +49,18 @@ def table_tonight(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         }
         return render(request, "matches/tonight.html", context)
 
-    keep = caching.is_spectator(request)
-    return caching.table_response(
-        request, table_id, caching.TONIGHT_PAGE, _read, render_page, keep=keep
-    )
+    keep = is_spectator(request)
+    return table_response(request, table_id, TONIGHT_PAGE, _read, render_page, keep=keep)
 
 
 @require_safe
 @vary_on_headers("Cookie")
-@caching.shared_cache()
-@condition(etag_func=caching.tonight_card_etag)
+@shared_cache()
+@condition(etag_func=tonight_card_etag)
 def table_tonight_png(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The share card: the story drawn as a 1080x1080 PNG in the reader's language."""
 
     def draw(snapshot: Snapshot) -> HttpResponse:
         return HttpResponse(share_card.share_card(snapshot.content), content_type="image/png")
 
-    return caching.table_response(request, table_id, caching.TONIGHT_CARD, _read, draw, keep=True)
+    return table_response(request, table_id, TONIGHT_CARD, _read, draw, keep=True)

@@ -8,7 +8,9 @@ from django.views.decorators.vary import vary_on_headers
 from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.play import selectors, story, tonight
-from matches.web import caching
+from matches.web.caching.headers import shared_cache
+from matches.web.caching.renderings import table_response
+from matches.web.caching.tags import TV_PAGE, tv_etag
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.story import story_context
 from matches.web.views import tables
@@ -23,8 +25,8 @@ def _read_tv(table: Table) -> tuple:
 
 @require_safe
 @vary_on_headers("HX-Request", "Cookie")
-@caching.shared_cache()
-@condition(etag_func=caching.tv_etag)
+@shared_cache()
+@condition(etag_func=tv_etag)
 def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """The big screen for the pub's TV: no login, large type, polls itself."""
 
@@ -43,6 +45,4 @@ def table_tv(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
         template = "matches/tv.html#tv" if request.htmx else "matches/tv.html"
         return render(request, template, context)
 
-    return caching.table_response(
-        request, table_id, caching.TV_PAGE, _read_tv, render_tv, keep=True
-    )
+    return table_response(request, table_id, TV_PAGE, _read_tv, render_tv, keep=True)
