@@ -40,29 +40,24 @@ kept_rows = Kept(KEPT_ROWS)
 
 
 def rendered_rows(
-    template_name: str, rows: list, context: dict, *, content: Callable[[Any], tuple]
+    template_name: str, rows: list[dict], context: dict, *, content: Callable[[dict], tuple]
 ) -> SafeString:
-    """The rows of a long table, rendered by template_name (a loop over context["rows"],
-    one <tr> each) once per content(row), context and language. A filing moves a few
-    players' standings: most rows read as before, and only those that changed are rendered
-    again, in one pass. Per process, and safe with any number of processes: the key is
-    what the row shows, whatever else changed."""
+    """The rows of a long table, each rendered by template_name (a partial writing one row
+    from context and the row's own variables, rows[i]) once per content(row), context and
+    language. A filing moves a few players' standings: most rows read as before, and only
+    those that changed are rendered again. Per process, and safe with any number of
+    processes: the key is what the row shows, whatever else changed."""
     shared = (template_name, get_language(), *sorted(context.items()))
     keys = [(*shared, *content(row)) for row in rows]
     found = [kept_rows.get(row_key) for row_key in keys]
     missing = [index for index, html in enumerate(found) if html is None]
     if missing:
-        html = get_template(template_name).render({**context, "rows": [rows[i] for i in missing]})
-        # Escaped text never holds "</tr>": every row ends at its own. A template that wrote
-        # any other count would file rows under the wrong keys, so that fails loudly.
-        *parts, tail = html.split("</tr>")
-        if len(parts) != len(missing) or tail.strip():
-            raise ValueError(f"{template_name} must write one <tr>…</tr> per row")
-        for index, row_html in zip(missing, parts, strict=True):
-            found[index] = row_html + "</tr>"
+        template = get_template(template_name)
+        for index in missing:
+            found[index] = template.render({**context, **rows[index]})
             kept_rows.put(keys[index], found[index])
-    # Every part is a template's own autoescaped output.
-    return mark_safe("".join(found))  # noqa: S308
+    # Every part is a template's own autoescaped output; one row a line in the page's source.
+    return mark_safe("\n".join(found))  # noqa: S308
 
 
 def _read_key(kind: TagKind, stamped: Stamped, night: str) -> tuple:

@@ -55,12 +55,12 @@ def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_i
     def build() -> str:
         rated = {row.player_id: row for row in ratings.rating_table()}
         rows = [
-            (row, rated.get(row.player_id))
+            {"row": row, "rating": rated.get(row.player_id)}
             for row in league_standings.standings(query, real_names=real)
         ]
         # One reverse() for the player links instead of one per row (see make bench).
         context = {"wins_only": query.wins_only, "players_url": players_url}
-        return rendered_rows("matches/standings.html#rows", rows, context, content=_row_content)
+        return rendered_rows("matches/standings.html#row", rows, context, content=_row_content)
 
     return cached(standings_key(request, "rows", table_id), build)
 
@@ -76,11 +76,11 @@ def _filters_html(form: StandingsFilterForm) -> str:
     return cached(form_key("filters", league_standings.filter_choices(), shown), render)
 
 
-def _row_content(row: tuple) -> tuple:
+def _row_content(row: dict) -> tuple:
     """Everything a standings row shows but the columns: the row's own fields and its
     rating as shown. Two rows with the same content read the same."""
-    standing, rating = row
-    return (standing, (rating.shown, rating.provisional) if rating else None)
+    rating = row["rating"]
+    return (row["row"], (rating.shown, rating.provisional) if rating else None)
 
 
 @require_safe
