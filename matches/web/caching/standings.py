@@ -13,8 +13,7 @@ from matches.models import Table
 from matches.ratings import schedule as ratings_schedule
 from matches.results import seasons
 from matches.web.caching import memo
-from matches.web.caching.tags import audience, etag, key, viewer
-from matches.web.caching.tags import digest as _digest
+from matches.web.caching.tags import audience, digest, etag, key, viewer
 from matches.web.forms.standings import StandingsFilterForm, asked_filters
 from matches.web.htmx import HtmxHttpRequest
 
@@ -36,13 +35,15 @@ def standings_filters(
 ) -> StandingsFilterForm:
     """The request's standings filters, validated once: tags, cache keys and the view share
     one form (and its one table lookup)."""
-    if not hasattr(request, "_standings_filters"):
+
+    def build() -> StandingsFilterForm:
         # A table's own standings fix the table; only its id is read (the view 404s a missing one).
         fixed = Table(pk=table_id) if table_id is not None else None
         current = seasons.current_season if default_season else None
         data = asked_filters(request.GET, current_season=current)
-        request._standings_filters = StandingsFilterForm(data, table=fixed)
-    return request._standings_filters
+        return StandingsFilterForm(data, table=fixed)
+
+    return memo.once(request, "standings filters", build)
 
 
 def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:
@@ -52,7 +53,7 @@ def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:
     if form.is_valid():
         return key(*form.query.as_json().values())
     # Answered with its errors, never cached: the tag still tells one bad input from another.
-    return "bad-" + _digest(request.GET.urlencode(), 8)
+    return "bad-" + digest(request.GET.urlencode(), 8)
 
 
 def standings_key(request: HtmxHttpRequest, kind: str, table_id: int | None = None) -> str:
@@ -75,7 +76,7 @@ def api_standings_etag(request: HtmxHttpRequest) -> str:
 
 def form_key(kind: str, *shown: object) -> str:
     """A rendered form's key: what it shows (its choices, its values) in this language."""
-    return key("form", kind, get_language(), _digest(repr(shown), 12))
+    return key("form", kind, get_language(), digest(repr(shown), 12))
 
 
 def ratings_updating(request: HtmxHttpRequest) -> bool:
