@@ -1,4 +1,4 @@
-"""make bench's real-browser row (issue 14): from Chromium, the round trip of a tap (the htmx
+"""Make bench's real-browser row: from Chromium, the round trip of a tap (the htmx
 POST's fetch, its answer read) against a one-row write on the same gunicorn, both from the
 table page, alternating, so network stack, middleware and session cost the same.
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PORT = 8320  # this bench's own port, on 127.0.0.1 only
 
 # In the page: alternate a write-floor POST and a tap on the first standing player, read from
-# the previous answer's tap forms (as the page itself would); crownings are not timed.
+# The previous answer's tap forms (as the page itself would); crownings are not timed.
 ROUND_TRIPS = """async (repeat) => {
   const csrf = JSON.parse(document.body.getAttribute("hx-headers"))["x-csrftoken"];
   let html = document.getElementById("live").innerHTML;

@@ -1,4 +1,4 @@
-"""The bounded-writes mode (issue 21): in a league of N filed matches, an undo of the oldest
+"""The bounded-writes mode: in a league of N filed matches, an undo of the oldest
 crowning and a merge of two long careers answer at once while taps at other tables keep
 answering; the ratings then settle, in the serving processes' own replay threads, to
 exactly a full recompute.
@@ -216,7 +216,7 @@ def main(args, env) -> int:
     if errors:
         failures.append(f"errors at other tables: {errors[:3]}")
     # The speed aims hold at full size on a machine of its own; CI's short run on a shared
-    # machine reports them only.
+    # Machine reports them only.
     if not args.short:
         if undo_s > ANSWER_AIM_S or merge_s > ANSWER_AIM_S:
             failures.append("an answer took over 1 s")

@@ -1,4 +1,4 @@
-"""Two app servers, one database (issue 14): two gunicorn instances on two ports of
+"""Two app servers, one database: two gunicorn instances on two ports of
 127.0.0.1 against one database, the hosts' taps and the spectators' reads spread at random
 across both, as a load balancer would. Then: every acknowledged tap is in the database
 exactly once, check_integrity is clean, and the standings (page and JSON, all time and one
@@ -180,7 +180,7 @@ def run(args, env: dict) -> int:
             failures.append(f"no tap form found on an open match's board: {stats.blind[0]}")
         failures += compare(servers, month, "after play")
         # Both servers now hold the standings in their caches: a match filed through the
-        # first must show at once on the second.
+        # First must show at once on the second.
         extra = file_one_match_through(servers[0], rng)
         if not extra.acknowledged:
             failures.append("the extra match through the first server was not played")

@@ -123,7 +123,7 @@ def damaged_copy(source, target):
 
 
 class TestRestoreRefusesWhatIsNotOurBackup:
-    """Finding 1: the file is checked before anything is touched; the live data stays."""
+    """The file is checked before anything is touched; the live data stays."""
 
     def test_an_empty_file(self, tmp_path):
         season()
@@ -170,7 +170,7 @@ class TestRestoreRefusesWhatIsNotOurBackup:
 
 
 class TestBackupRefusesToOverwrite:
-    """Finding 11: an existing file is kept unless --force; bad paths get one clean line."""
+    """An existing file is kept unless --force; bad paths get one clean line."""
 
     def test_an_existing_file_is_not_overwritten_without_force(self, tmp_path):
         season()
@@ -217,7 +217,7 @@ def local(*args) -> datetime.datetime:
 
 
 class Clock:
-    """autobackup's clock, moved by the test from night to night."""
+    """Autobackup's clock, moved by the test from night to night."""
 
     def __init__(self, moment: datetime.datetime) -> None:
         self.moment = moment

@@ -93,7 +93,7 @@ def _array_literal(values: Sequence[object]) -> str:
 def statistics_refresh() -> None:
     """Have the database look at its tables again (ANALYZE, on both databases) after a bulk
     load. PostgreSQL's autovacuum does it only a while later, and until then plans queries
-    for empty tables: at 100,000 freshly seeded matches a replay's first read took minutes
-    instead of 0.1 s, and a merge 1.7 s."""
+    for empty tables, and a big freshly seeded league's first replay and merge then read
+    whole tables."""
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

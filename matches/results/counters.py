@@ -71,8 +71,8 @@ def counts_merge(
     two players who never shared a match, as a merge requires.
 
     Three statements in plain SQL (UPDATE ... FROM: SQLite 3.33+, PostgreSQL): bulk_update's
-    CASE per row took 4 s of Python for two careers of 3,000 matches (loadtest --replay), and
-    counting a merged pair's head-to-head afresh took 90 ms of a merge on PostgreSQL."""
+    CASE per row costs Python time in proportion to a career, and counting a merged pair's
+    head-to-head afresh reads every match the two played."""
     qn = connection.ops.quote_name
     table = qn(model._meta.db_table)
 

@@ -220,7 +220,7 @@ class TestTheTv:
         assert page.evaluate("document.documentElement.scrollHeight") <= TV["height"]
         assert page.evaluate("document.documentElement.scrollWidth") <= TV["width"]
         assert overflowing(page, "#live") == []
-        # Filled: the columns reach down to the bottom of the screen (issue 23: tonight's
+        # Filled: the columns reach down to the bottom of the screen (tonight's
         # panel, then the last result and the QR code under it).
         tonight = page.locator(".tonight").bounding_box()
         last = page.locator(".tv-last").bounding_box()
@@ -253,7 +253,7 @@ class TestTheTv:
         page = context.new_page()
         page.goto(f"{site}/tables/{table.pk}/board/")
         expect(page.locator(".tonight-table tbody tr")).to_have_count(10)
-        # The league rating is the standings page's: a number patrons cannot place (issue 23).
+        # The league rating is the standings page's: a number patrons cannot place.
         expect(page.locator(".tonight-table thead th")).to_have_text(["Player", "Points"])
         assert page.evaluate("document.documentElement.scrollHeight") <= viewport["height"]
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

@@ -1,5 +1,4 @@
-"""Merge → confirm → undo on a tablet, and the players page on a 390 px phone (issue 22,
-items 3 and 5)."""
+"""Merge → confirm → undo on a tablet, and the players page on a 390 px phone."""
 
 import re
 

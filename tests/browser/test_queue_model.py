@@ -1,4 +1,4 @@
-"""A tap counts once (issue 20), model-based: random sequences of what a host does at a table
+"""A tap counts once, model-based: random sequences of what a host does at a table
 (taps, double taps, undos, an offline spell, reloads, a second tablet, a close and reopen)
 against the live server, then the database is checked against what the tablets were asked.
 
@@ -306,7 +306,7 @@ class Model:
             host = get_user_model().objects.get(username="host")
             self.log.append("close and reopen by the services")
             # A tablet's tap may crown the open match between this read and the close: the
-            # close then discards the match that opened (no taps yet), as it would anyway.
+            # Close then discards the match that opened (no taps yet), as it would anyway.
             match = self.table.matches.open().first()
             table_close(table_id=self.table.pk, by=host, discard_match_id=match.pk)
             reopened = table_reopen(table_id=self.table.pk, by=host)

@@ -1,4 +1,4 @@
-"""Issue 23: every screen reads at a glance. On a phone (390x844), a portrait tablet
+"""Every screen reads at a glance. On a phone (390x844), a portrait tablet
 (768x1024), a landscape tablet (1024x768) and the pub's TV (1920x1080), in English and
 Portuguese, light and dark: no page is wider than its screen, and a name is never split
 inside a word. One browser context per screen, language and theme; each visits every page.
@@ -126,7 +126,7 @@ def _problems(page, viewport, label: str, *, axe: bool) -> list[str]:
     if width != viewport["width"]:
         problems.append(f"{label}: the page is {width} px wide")
     # The TV is laid out for a screen across the room: on a phone it must not pan, but
-    # its names are only read at a TV's (or a tablet's landscape) size.
+    # Its names are only read at a TV's (or a tablet's landscape) size.
     tv_on_a_small_screen = "/board/" in label and viewport["width"] < LANDSCAPE["width"]
     words = [] if tv_on_a_small_screen else page.evaluate(_WORDS_AS_LAID_OUT, PLAYERS_WORDS)
     for word in words:

@@ -1,4 +1,4 @@
-"""Every screen reads at a glance (issue 23): the pub TV's sizes at 1920x1080, the crowning
+"""Every screen reads at a glance: the pub TV's sizes at 1920x1080, the crowning
 moment on the TV and a spectator's phone, and the landscape host board's side column."""
 
 import re

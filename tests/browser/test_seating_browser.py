@@ -1,4 +1,4 @@
-"""Issue 22 on a tablet (768x1024, touch): a table seated from the league with no more than
+"""The seat picker on a tablet (768x1024, touch): a table seated from the league with no more than
 three letters typed per player, seats moved, removed, shuffled and brought back as last
 time, and "Zoe" caught for "Zoë" at launch and at a roster edit."""
 

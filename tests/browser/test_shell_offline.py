@@ -1,4 +1,4 @@
-"""The offline shell in a real Chromium (issue 20, "a tap counts once"): the worker from every
+"""The offline shell in a real Chromium ("a tap counts once"): the worker from every
 page, a kept copy of the table page as the tablet last had it (even one launched by a form and
 played through fetch), a kept copy that says so and whose it is, a status line that tells the
 truth offline, and closed tables' pages that notice a reopen by themselves."""
@@ -228,7 +228,7 @@ class TestClosedTablesListen:
     def test_the_tv_and_a_spectator_page_show_a_reopened_table_by_themselves(
         self, browser, site, monkeypatch
     ):
-        # raising=False: the same test runs against code from before the setting.
+        # Raising=False: the same test runs against code from before the setting.
         monkeypatch.setattr(tables, "CLOSED_POLL_SECONDS", 1, raising=False)
         table = make_table(players=WORKED_GAME)
         table_close(table_id=table.pk, by=table.created_by)

@@ -1,4 +1,4 @@
-"""A tap counts once between the finger and the server (issue 20): a stale page handed back by
+"""A tap counts once between the finger and the server: a stale page handed back by
 a cache never offers a used key or an old match, a double tap never lands on the control
 that just appeared, a queued tap never lands in another game, and a queue belongs to the
 host who made it."""
@@ -285,7 +285,7 @@ class TestQueuedTapsStayInTheirGame:
         self, browser, site
     ):
         # Seen: taps in the predicted next match were applied although another tablet had
-        # crowned someone else.
+        # Crowned someone else.
         table = make_table(players=THREE)
         host = table.created_by
         page = host_tablet(browser, site, table)

@@ -1,4 +1,4 @@
-"""The tablet's tap queue in a real Chromium (issue 10): taps kept and sent in order through
+"""The tablet's tap queue in a real Chromium: taps kept and sent in order through
 a network outage, a cold reload offline, conflicts explained, a lost login, a slow network,
 and a board that never moves under a finger."""
 
@@ -163,7 +163,7 @@ class TestOffline:
 
         page.reload()  # no network: the service worker's copy, the queue from storage
         # The reloaded document's requests pass through the worker again: make sure, as
-        # before the first taps, that they still fail (a loaded CI machine once let one by).
+        # Before the first taps, that they still fail (a loaded CI machine once let one by).
         go_offline(page.context)
         expect(page.get_by_role("heading", name="Match 1")).to_be_visible()
         expect(tile(page, "Ben").locator(".tile-place")).to_have_text("4th")

@@ -1,4 +1,4 @@
-"""The night's story in a real Chromium (issue 24): the Tonight page with its share card and
+"""The night's story in a real Chromium: the Tonight page with its share card and
 the Copy button, and a closed table's TV telling the story at 1920x1080 without overflow."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 23, words: the header keeps one row on a tablet in portrait, in Portuguese too."""
+"""Words: the header keeps one row on a tablet in portrait, in Portuguese too."""
 
 import pytest
 from playwright.sync_api import expect
@@ -16,7 +16,7 @@ ROWS = """() => {
   const top = Math.max(...boxes.map(b => b.top)), bottom = Math.min(...boxes.map(b => b.bottom));
   return {oneRow: top < bottom, height: Math.round(header.getBoundingClientRect().height)};
 }"""
-# Another tab (Seasons, which issue 23 puts in the navigation) must still fit.
+# Another tab (Seasons, in the navigation too) must still fit.
 ADD_SEASONS_TAB = """(label) => {
   const list = document.querySelector('.tabs ul');
   if ([...list.querySelectorAll('a')].some(a => a.textContent.trim() === label)) return;

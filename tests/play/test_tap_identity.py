@@ -1,4 +1,4 @@
-"""A tap counts once (issue 20): a key names one tap and is answered from what it did before
+"""A tap counts once: a key names one tap and is answered from what it did before
 any other refusal; a tap names the match it was made on (its id, or the crowning that opened
 it), never whichever match later took that number; who queued a tap or an undo is kept."""
 

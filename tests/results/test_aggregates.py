@@ -234,7 +234,7 @@ class TestTvLeagueRating:
     def test_the_tv_s_tonight_table_shows_points_and_no_league_rating(
         self, client, host, django_assert_num_queries
     ):
-        """Issue 23: "League rating 687?" meant nothing to patrons across a pub; the rating
+        """A "League rating 687?" meant nothing to patrons across a pub; the rating
         is the standings page's, and the TV reads none."""
         table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee"])
         other = make_table(host=host, players=["Ann", "Eve", "Fay"], name="Other")

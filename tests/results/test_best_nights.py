@@ -1,4 +1,4 @@
-"""A season's "best N nights" rule (issue 24): each player's season counts their best N
+"""A season's "best N nights" rule: each player's season counts their best N
 nights (noon to noon), players with fewer than the minimum are not ranked, and the
 standings say which nights count; a season without the rule is as before."""
 

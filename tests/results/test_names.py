@@ -1,4 +1,4 @@
-"""Finding 4: names that read the same are one player; invisible characters are refused."""
+"""Names that read the same are one player; invisible characters are refused."""
 
 import importlib
 from io import StringIO

@@ -1,4 +1,4 @@
-"""A merge shown before it is made, kept as a record, and undone exactly (issue 22, item 3):
+"""A merge shown before it is made, kept as a record, and undone exactly:
 after an undo, even with matches filed since, the league reads as one built without the
 merge from the start: standings, head-to-head, player pages, the ratings and the audit
 trail."""
@@ -184,8 +184,8 @@ def league_read(client) -> dict:
         )
     )
     # The audit trail: every seat and tap (undone ones too) of every match played, with its
-    # dealer and winner. Not the match WTA opened after its last crowning: the merged league
-    # seated the kept record there (Dev sat down, as the merge then said), never played.
+    # Dealer and winner. Not the match WTA opened after its last crowning: the merged league
+    # Seated the kept record there (Dev sat down, as the merge then said), never played.
     played = Seat.objects.exclude(match__status=Match.Status.DISCARDED)
     seen["seats"] = sorted(
         (where[t], number, status, position, players[p], place)

@@ -112,7 +112,7 @@ class TestChart:
         assert re.findall(r'dominant-baseline="middle">([^<]*[a-z][^<]*)</text>', svg) == ["1st"]
 
     def test_the_axis_hugs_the_ratings_and_the_trend_is_said(self, host, client):
-        """Issue 23: the band ran from 1000 to 3000 and the line lay flat at its foot."""
+        """The band ran from 1000 to 3000 and the line lay flat at its foot."""
         table = make_table(host=host, players=["Ann", "Ben", "Cy", "Dee"])
         for _ in range(6):
             crown(table, ["Dee", "Cy", "Ben"])  # Ann wins every match
@@ -253,7 +253,7 @@ class TestHistory:
         with django_assert_num_queries(2):
             client.get(url)
         # Another page of the history is rendered each time; the stamp keys whether the
-        # ratings are updating (kept with it).
+        # Ratings are updating (kept with it).
         with django_assert_num_queries(8):
             client.get(url, {"page": 2})
 

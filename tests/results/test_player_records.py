@@ -37,7 +37,7 @@ def merge_through_pages(host_client, keep, other: str, **kwargs):
 
 def standings_names(client) -> list[str]:
     html = client.get(reverse("matches:standings")).content.decode()
-    # A row's tie-break note (issue 24) follows the name in its cell.
+    # A row's tie-break note follows the name in its cell.
     tie_break = r"(?:<small[^>]*>[^<]*</small>)?"
     return re.findall(rf'<td><a href="/players/\d+/">([^<]+)</a>{tie_break}</td>', html)
 

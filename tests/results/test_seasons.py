@@ -43,7 +43,7 @@ def rows(client, **params) -> list[tuple[str, int]]:
 
 
 def page_players(html: str) -> list[str]:
-    # A row's tie-break note (issue 24) follows the name in its cell.
+    # A row's tie-break note follows the name in its cell.
     tie_break = r"(?:<small[^>]*>[^<]*</small>)?"
     return re.findall(rf'<td><a href="/players/\d+/">([^<]+)</a>{tie_break}</td>', html)
 

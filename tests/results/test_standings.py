@@ -327,7 +327,7 @@ FORMULAS = ['=HYPERLINK("http://evil","x")', "+cmd|' /C calc'!A0", "@SUM(1+1)", 
 
 
 class TestCsvFormulas:
-    """Finding 3: a cell a spreadsheet would evaluate starts with an apostrophe."""
+    """A cell a spreadsheet would evaluate starts with an apostrophe."""
 
     def csv_rows(self, client, url):
         body = client.get(url).getvalue().decode("utf-8").lstrip("\ufeff")

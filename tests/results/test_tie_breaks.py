@@ -1,4 +1,4 @@
-"""Standings that explain themselves (issue 24): where a tie-break decided an order, the row
+"""Standings that explain themselves: where a tie-break decided an order, the row
 says which, on the page and as tie_break in /api/standings/ rows (the step that separated
 the row from the one above; null when points alone did, or on the first row; "level" when
 nothing did)."""

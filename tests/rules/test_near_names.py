@@ -1,4 +1,4 @@
-"""Issue 22, "Did you mean?": which known names a typed name may be meant as."""
+"""Did you mean? Which known names a typed name may be meant as."""
 
 import pytest
 

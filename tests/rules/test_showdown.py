@@ -116,7 +116,7 @@ class TestPage:
 
 
 class TestApiRefusesHostileBodies:
-    """Findings 2 and 6: too many hands and too deep JSON are refused before any work."""
+    """Too many hands and too deep JSON are refused before any work."""
 
     def test_a_body_over_the_limit_is_refused_by_its_length(self, host, client):
         # Over 16 KB, under the 64 KiB every request is held to (tests/web/test_request_limits.py).
@@ -129,7 +129,7 @@ class TestApiRefusesHostileBodies:
 
     def test_too_many_hands_are_counted_before_any_hand_is_looked_at(self, host, client):
         # Names that collide once trimmed: the per-hand duplicate check used to run (and
-        # answer) before the count.
+        # Answer) before the count.
         hands = {" " * n + "Ann": "AS KS QS" for n in range(11)}
         response = post(client, {"hands": hands})
         assert response.status_code == 400

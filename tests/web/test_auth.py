@@ -1,6 +1,5 @@
-"""Accounts: the login lockout keyed on username and real client address (finding 5), one
-first host however the setup requests race (finding 7), only the auth pages the app uses
-(finding 10)."""
+"""Accounts: the login lockout keyed on username and real client address, one
+first host however the setup requests race, only the auth pages the app uses."""
 
 import threading
 

@@ -1,4 +1,4 @@
-"""Correcting a filed match from its page (issue 24): the link and form contracts, exact places
+"""Correcting a filed match from its page: the link and form contracts, exact places
 and points after a save, later matches untouched, the audit lines, a correction corrected
 back, the refusals (nothing saved, never a 500), the confirmation a night that is over asks
 for, and the caches the corrected result shows through."""

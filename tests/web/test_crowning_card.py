@@ -1,4 +1,4 @@
-"""What the crowning moment is made of (issue 23, item 11): every polled fragment of the TV and
+"""What the crowning moment is made of: every polled fragment of the TV and
 of a spectator's page carries the table's latest filing time and, while it is the news, the
 card live.js shows over the board. Hidden as served: without JavaScript the board shows the
 latest result."""

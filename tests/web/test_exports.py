@@ -1,4 +1,4 @@
-"""Issue 23, CSV a spreadsheet reads: a date and a time in two columns (local), the table's
+"""CSV a spreadsheet reads: a date and a time in two columns (local), the table's
 name, "out" for a winner-takes-all loser, the rating in the standings, a file name saying
 its filters, and one league-wide results file."""
 

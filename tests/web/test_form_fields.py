@@ -1,4 +1,4 @@
-"""Finding 12: every id an aria-describedby names is on the page, with or without errors."""
+"""Every id an aria-describedby names is on the page, with or without errors."""
 
 import re
 

@@ -1,4 +1,4 @@
-"""The showdown judge as a dispute at the table needs it (issue 23, item 8): the rows needed,
+"""The showdown judge as a dispute at the table needs it: the rows needed,
 every problem named beside its field, the page's own card notation, a way in from the table."""
 
 import re

@@ -1,4 +1,4 @@
-"""Issue 22, "Did you mean?": a new name close to a known player's is asked about at launch
+"""Did you mean? A new name close to a known player's is asked about at launch
 and at a roster edit; nothing is saved until the host chooses, and the choice is kept by the
 form (hidden fields), not by the league."""
 

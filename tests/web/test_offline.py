@@ -1,4 +1,4 @@
-"""The offline shell's server side (issue 20): a worker whose version follows the templates,
+"""The offline shell's server side: a worker whose version follows the templates,
 that keeps and forgets table pages on the pages' word; pages that say whose they are; closed
 tables' pages that keep listening for a reopen."""
 

@@ -1,4 +1,4 @@
-"""The players page (issue 22, item 5): every league player with matches, last played and
+"""The players page: every league player with matches, last played and
 rating, found by a GET search that needs no script (ignoring case and accents), a page at a time in a fixed number of
 queries, with each player's rename and merge a tap away."""
 
@@ -51,7 +51,7 @@ class TestPlayersPage:
         assert f'href="{reverse("matches:player_rename", args=[dev.pk])}"' in html
         assert f'href="{reverse("matches:player_merge", args=[dev.pk])}"' in html
         assert f'href="{reverse("matches:player", args=[dev.pk])}"' in html
-        # Issue 22, item 4: the public name a tap away too (the erasure is an admin's).
+        # The public name a tap away too (the erasure is an admin's).
         assert f'href="{reverse("matches:player_public_name", args=[dev.pk])}"' in html
         assert reverse("matches:player_erase", args=[dev.pk]) not in html
 

@@ -1,4 +1,4 @@
-"""Names safe in public (issue 22, item 4): the public name, hiding a player, and an admin's
+"""Names safe in public: the public name, hiding a player, and an admin's
 erasure, on every page, JSON and CSV, with the caches that keep them."""
 
 import datetime

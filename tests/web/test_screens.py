@@ -1,4 +1,4 @@
-"""Issue 23, what every screen says at a glance: the way back into a running table, Seasons
+"""What every screen says at a glance: the way back into a running table, Seasons
 in the navigation, dates over the preselected season, messages that say what they are, the
 app's own 404/403/500 pages, shared leads crowned shared and one win % rounding."""
 

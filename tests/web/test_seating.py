@@ -1,4 +1,4 @@
-"""Issue 22, item 1: the seat picker's server side. The league's players as a host types
+"""The seat picker's server side. The league's players as a host types
 (folded search, bounded, a fixed number of queries), and "Same players as last time" on the
 launch and roster forms. The players box stays the form's field."""
 

@@ -154,7 +154,7 @@ class TestKeptRenderings:
         assert "Ben" in fresh.split("Out", 1)[1]
 
     def test_a_filing_at_another_table_leaves_the_tvs_tag(self, host):
-        """The TV shows nothing league-wide (issue 23 took the league rating off it): a
+        """The TV shows nothing league-wide (the league rating left it): a
         match filed elsewhere, this table unchanged, still answers 304."""
         table = make_table(players=["Ann", "Ben", "Cy"])
         for name in ["Cy", "Ben"]:

@@ -1,4 +1,4 @@
-"""A tap counts once (issue 20), through the tap and undo URLs as the tablet's queue sends
+"""A tap counts once, through the tap and undo URLs as the tablet's queue sends
 them: the outcome headers and codes, the `after` and `queued_by` fields, the audit trail
 naming who queued an entry, and the board's state island."""
 

@@ -1,4 +1,4 @@
-"""The Tonight page and the share card (issue 24): public like the table page, in the
+"""The Tonight page and the share card: public like the table page, in the
 reader's language, reachable from the table page, on the TV once the table closes; the card
 is a 1080x1080 PNG whose every line stays on the canvas, drawn once per state."""
 

@@ -1,4 +1,4 @@
-"""Issue 23, words: European Portuguese a Lisbon reader writes (dates, "cotação", nothing
+"""Words: European Portuguese a Lisbon reader writes (dates, "cotação", nothing
 gendering a player masculine, one name per mode), and English without numbers twice."""
 
 import datetime

@@ -1,4 +1,4 @@
-"""The seat picker's server side (issue 22): the league's players as a host types a name."""
+"""The seat picker's server side: the league's players as a host types a name."""
 
 from django.http import HttpResponse
 from django.views.decorators.http import require_safe

@@ -1,4 +1,4 @@
-"""The night's story at a table (issue 24): the Tonight page, with its text to copy, and the
+"""The night's story at a table: the Tonight page, with its text to copy, and the
 share card as a PNG. Public like the table page; both are read from one snapshot of the
 table and kept per state (web/caching/renderings.py), so the card is drawn once per change, not per
 request."""

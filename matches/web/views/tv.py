@@ -18,7 +18,7 @@ from matches.web.views import tables
 
 def _read_tv(table: Table) -> tuple:
     board = selectors.table_board(table=table, last_result=True)
-    # A closed table's TV tells the night's story (issue 24).
+    # A closed table's TV tells the night's story.
     night = None if table.is_open else story.night_story(table=table)
     return board, tonight.table_tonight(table=table), night
 
