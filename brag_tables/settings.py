@@ -218,7 +218,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    # whitenoise's CompressedManifestStaticFilesStorage, with module imports hashed too.
+    "staticfiles": {"BACKEND": "matches.web.static_storage.ModuleManifestStaticFilesStorage"},
 }
 
 # The app takes no uploads and no form of ours comes near 64 KiB (ten 40-letter names, the

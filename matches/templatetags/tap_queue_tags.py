@@ -18,7 +18,8 @@ def seat_tiles(board) -> list[tuple]:
     return [(seat, uuid.uuid4() if seat.place is None else None) for seat in seats]
 
 
-# Mirrored in tap-queue.js (longWord): a word longer than this gets a smaller type.
+# A word longer than this gets a smaller type on its tile. The tap queue reads the verdict
+# from the board's state (each seat's "long"), so the rule lives here only.
 LONG_WORD = 9
 
 
@@ -35,4 +36,7 @@ def board_state(context, board, table, is_host: bool) -> str:
     request = context.get("request")
     user = getattr(request, "user", None)
     state = tap_queue.board_state(board=board, table=table, is_host=is_host, user=user)
+    result = state["result"]
+    for seat in [*state["seats"], *(result["seats"] if result else [])]:
+        seat["long"] = long_word(seat["name"])
     return json_script(state, "board-state")

@@ -235,6 +235,107 @@ class TestBoardState:
         assert Seat.objects.count() == 4
 
 
+def page_of(client, table) -> str:
+    return client.get(reverse("matches:table", args=[table.pk])).content.decode()
+
+
+def board_state_of(html: str) -> dict:
+    start = html.index('<script id="board-state" type="application/json">')
+    return json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
+
+
+def queue_template(html: str, template_id: str, **values) -> str:
+    """A <template> the tap queue clones, filled in as draw.js fills it: every {name}."""
+    start = html.index(f'<template id="{template_id}">') + len(f'<template id="{template_id}">')
+    markup = html[start : html.index("</template>", start)]
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m.group(1)]), markup)
+
+
+def without_csrf(html: str) -> str:
+    # Each {% csrf_token %} is masked afresh: the same token, other bytes.
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', 'name="csrfmiddlewaretoken"', html)
+
+
+class TestTheQueueDrawsTheServersMarkup:
+    """While taps wait, the queue draws tiles and result cards by filling in the page's
+    <template>s: filled with a seat's values they are the board's own markup, so there is
+    one markup to keep, the server's."""
+
+    def test_a_standing_tile_is_the_boards(self, host_client):
+        table = make_table()
+        html = without_csrf(page_of(host_client, table))
+        alice = player_id(table, "Alice")
+        key = re.search(
+            rf'name="player" value="{alice}">\s*<input type="hidden" name="key" value="([-0-9a-f]+)"',
+            html,
+        ).group(1)
+        tile = queue_template(
+            html, "queue-tile-standing", name="Alice", player=alice, match=open_match(table).pk,
+            key=key,
+        )  # fmt: skip
+        assert 'class="tap-form"' in tile
+        assert tile in html[html.index('id="tiles"') :]
+
+    def test_an_out_tile_is_the_boards(self, host_client):
+        table = make_table()
+        tap(table, "Ben")
+        html = page_of(host_client, table)
+        place = board_state_of(html)["places"]["4"]
+        tile = queue_template(
+            html, "queue-tile-out", name="Ben", player=player_id(table, "Ben"), place=place
+        )
+        assert '<span class="tile-place">4th</span>' in tile
+        assert tile in html[html.index('id="tiles"') :]
+
+    def test_a_pending_tile_is_an_out_tile_marked_pending(self, host_client):
+        table = make_table()
+        html = page_of(host_client, table)
+        values = {"name": "Ben", "player": player_id(table, "Ben"), "place": "4th"}
+        out = queue_template(html, "queue-tile-out", **values)
+        pending = queue_template(html, "queue-tile-pending", **values)
+        assert '<span class="tile-name">Ben</span> <span class="tile-place">4th</span>' in out
+        assert (
+            '<button type="button" class="player player-out is-pending" disabled>'
+            '<span class="tile-name">Ben</span> <span class="tile-place">4th</span> '
+            '<span class="tile-pending">pending</span></button>'
+        ) in pending
+
+    def test_a_result_cards_heading_and_places_are_the_servers(self, host_client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        html = page_of(host_client, table)
+        state = board_state_of(html)
+        card = html[
+            html.index('id="result-card"') : html.index(
+                "</section>", html.index('id="result-card"')
+            )
+        ]
+        drawn = queue_template(html, "queue-card", name="Dev", number=1)
+        heading = '<span class="crown" aria-hidden="true">♛</span> <bdi>Dev</bdi> wins match 1!'
+        assert heading in drawn and heading in card
+        assert '<span class="result-pending">(pending)</span>' in drawn
+        for seat in state["result"]["seats"]:
+            place = str(seat["place"])
+            row = queue_template(
+                html, "queue-card-place", place=place, label=state["places"][place],
+                name=seat["name"], points=state["points"][place],
+            )  # fmt: skip
+            assert row in card
+
+    def test_the_long_name_rule_comes_with_the_board(self, host_client):
+        table = make_table(players=["Alice", "Bartholomew", "Cara", "Dev"])
+        html = page_of(host_client, table)
+        assert {s["name"]: s["long"] for s in board_state_of(html)["seats"]} == {
+            "Alice": False, "Bartholomew": True, "Cara": False, "Dev": False,
+        }  # fmt: skip
+        bart = player_id(table, "Bartholomew")
+        assert f'class="tile tile-long" data-player="{bart}"' in html
+        assert "tile-long" not in queue_template(
+            html, "queue-tile-standing", name="Bartholomew", player=bart, match=1, key="k"
+        )
+
+
 class TestOfflineShell:
     def test_the_service_worker_lists_the_shell_and_is_never_cached(self, host, client):
         response = client.get("/sw.js")

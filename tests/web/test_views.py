@@ -37,6 +37,8 @@ def counts():
 
 
 def button_names(html: str) -> list[str]:
+    """The board's tap buttons in order; not the tap queue's <template> of a tile."""
+    html = re.sub(r"<template\b.*?</template>", "", html, flags=re.S)
     return re.findall(r'<button type="submit" class="player"[^>]*>([^<]*)</button>', html)
 
 

@@ -28,6 +28,12 @@ SHELL_STATIC = [
     "js/live.js",
     "js/tap-logic.js",
     "js/tap-queue.js",
+    # The tap queue's modules, which tap-queue.js imports: a reload without network fails
+    # whole on one missing import.
+    "js/tap-queue/state.js",
+    "js/tap-queue/store.js",
+    "js/tap-queue/draw.js",
+    "js/tap-queue/send.js",
     "htmx/htmx.min.js",
     "img/icon.svg",
     "img/icon-192.png",
