@@ -15,7 +15,9 @@ HTMX = {"HTTP_HX_REQUEST": "true"}  # a poll
 
 
 def crowning(html: str) -> str:
-    return re.search(r'<div class="crowning" id="crowning".*?\n</div>', html, re.S).group()
+    # The element's own closing tag: the first </div> at its opening tag's indentation.
+    found = re.search(r'^( *)(<div class="crowning" id="crowning".*?\n\1</div>)', html, re.S | re.M)
+    return found.group(2)
 
 
 def text(fragment: str) -> str:
