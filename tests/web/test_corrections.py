@@ -5,6 +5,7 @@ for, and the caches the corrected result shows through."""
 
 import datetime
 import re
+from html import unescape as html_unescape
 from unittest import mock
 
 import pytest
@@ -20,6 +21,7 @@ from matches.models import HeadToHead, Match, MatchCorrection, Seat, Tap
 from matches.play import corrections
 from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
+from matches.rules.limits import MAX_PLAYERS, NAME_MAX_LENGTH
 from tests.clients import FormClient
 from tests.factories import make_host, make_table, open_match, places, tap, written
 
@@ -280,6 +282,28 @@ class TestANightThatIsOver:
         field = re.search(r'<textarea name="players" hidden>(.*?)</textarea>', html, re.S)
         assert field.group(1).split() == ["Dev", "Ben", "Cara", "Alice"]
         assert '<input type="hidden" name="confirm" value="1">' in html
+
+    def test_the_confirmation_sends_back_what_it_shows_for_a_full_table_of_long_names(
+        self, host, host_client
+    ):
+        """The confirm button posts the page's own hidden field, as a browser sends it: its
+        text, less the newline after the tag, entities read back. A full table of names at
+        the length limit still fits the field's limit."""
+        names = [f"{letter * 8} " + "x" * (NAME_MAX_LENGTH - 9) for letter in "ABCDEFGHIJ"]
+        assert len(names) == MAX_PLAYERS and {len(name) for name in names} == {NAME_MAX_LENGTH}
+        two_nights_ago = timezone.now() - datetime.timedelta(days=2)
+        with mock.patch.object(timezone, "now", return_value=two_nights_ago):
+            table = make_table(host=host, players=names, name="Last week")
+            play(table, names[:-1])
+        corrected = [names[1], names[0], *names[2:]]
+        html = host_client.post(correct_url(table), {"players": "\n".join(corrected)})
+        shown = re.search(
+            r'<textarea name="players" hidden>(.*?)</textarea>', html.content.decode(), re.S
+        )
+        sent = html_unescape(shown.group(1).removeprefix("\n"))
+        response = host_client.post(correct_url(table), {"players": sent, "confirm": "1"})
+        assert response.status_code == 302
+        assert places(filed(table))[names[0]] == 9
 
     def test_confirming_saves(self, host_client, old):
         response = host_client.post(
