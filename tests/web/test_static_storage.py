@@ -5,6 +5,7 @@ names, holds every file a reload without network imports."""
 import json
 import posixpath
 import re
+from pathlib import Path
 
 from django.core.management import call_command
 
@@ -31,3 +32,19 @@ def test_each_module_imports_the_hashed_files_collectstatic_wrote(settings, tmp_
             imported.add(target)
     # Every module but the entry one is reached through an import of its hashed name.
     assert imported >= {modules[name] for name in modules if name != "js/tap-queue.js"}
+
+
+def test_the_offline_shell_keeps_every_module_the_queue_imports():
+    """A reload without network fails whole on one missing import: every module of the tap
+    queue, and what they import, is in the service worker's list."""
+    from matches.web.views.offline import SHELL_STATIC
+
+    root = Path(__file__).resolve().parents[2] / "static"
+    modules = {path.relative_to(root).as_posix() for path in root.glob("js/tap-queue*.js")}
+    modules |= {path.relative_to(root).as_posix() for path in root.glob("js/tap-queue/*.js")}
+    imported = {
+        posixpath.normpath(posixpath.join(posixpath.dirname(name), url))
+        for name in modules
+        for url in IMPORTED.findall((root / name).read_text())
+    }
+    assert modules | imported <= set(SHELL_STATIC)
