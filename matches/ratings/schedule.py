@@ -20,6 +20,7 @@ step locks it too, so a filing never misses a replay that is just finishing.
 """
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -161,17 +162,11 @@ def ratings_merged(*, keep: Player, dropped_id: int) -> None:
     re-rates from the first filed match of the merged player, who starts there as a
     newcomer."""
     PlayerRating.objects.filter(player_id=dropped_id).delete()
-    first = (
-        Match.objects.filed()
-        .filter(seats__player=keep)
-        .order_by("filed_at", "pk")
-        .only("pk", "filed_at")
-        .first()
-    )
+    first = _first_filed(seats__player=keep)
     if first is None:
         PlayerRating.objects.filter(player=keep).delete()
         return
-    _schedule(match_position(first), seats_moved=True)
+    _schedule(first, seats_moved=True)
 
 
 def ratings_unmerged(*, restored_id: int) -> None:
@@ -179,15 +174,9 @@ def ratings_unmerged(*, restored_id: int) -> None:
     matches), in that transaction: the replay re-rates from the first filed match the
     restored player sat in; every rating before it is as the merge left it, which is as if
     it had never happened."""
-    first = (
-        Match.objects.filed()
-        .filter(seats__player_id=restored_id)
-        .order_by("filed_at", "pk")
-        .only("pk", "filed_at")
-        .first()
-    )
+    first = _first_filed(seats__player_id=restored_id)
     if first is not None:
-        _schedule(match_position(first), seats_moved=True)
+        _schedule(first, seats_moved=True)
 
 
 def ratings_matches_deleted(*, since: Position | None) -> None:
@@ -202,9 +191,14 @@ def ratings_matches_deleted(*, since: Position | None) -> None:
 
 def first_filed_position(*, table_ids: Sequence[int]) -> Position | None:
     """The position in filing order of the first match filed at these tables, if any."""
+    return _first_filed(table_id__in=table_ids)
+
+
+def _first_filed(**filters: Any) -> Position | None:
+    """The position in filing order of the first filed match these filters keep, if any."""
     first = (
         Match.objects.filed()
-        .filter(table_id__in=table_ids)
+        .filter(**filters)
         .order_by("filed_at", "pk")
         .values_list("filed_at", "pk")
         .first()
