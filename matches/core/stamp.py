@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar, cast
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import F
 
+from matches.core import changes
 from matches.models import Seat, StandingsStamp, Table
 
 
@@ -55,10 +56,25 @@ def standings_changed() -> None:
     league-wide in order (filing with its ratings, seasons) take their turn on it."""
     # The row is missing only from a database nothing was ever written to: the update alone
     # is one round trip for every write that moves it (a crowning had two here).
-    if StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1):
+    if connection.vendor == "postgresql":
+        # The NOTIFY rides on the update (PostgreSQL sends it at commit): no round trip more.
+        with connection.cursor() as cursor:
+            cursor.execute(_BUMP_STAMP_PG, [changes.CHANNEL, changes.payload(league=True)])
+            moved = cursor.rowcount
+    else:
+        moved = StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
+    if not moved:
+        StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
+        StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
+        changes.changed(league=True)
         return
-    StandingsStamp.objects.bulk_create([StandingsStamp(pk=1)], ignore_conflicts=True)
-    StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
+    changes.changed(league=True, notified=connection.vendor == "postgresql")
+
+
+_BUMP_STAMP_PG = (
+    'UPDATE "matches_standingsstamp" SET "version" = "version" + 1 WHERE "id" = 1'
+    " RETURNING pg_notify(%s, %s)"
+)
 
 
 def standings_stamp() -> str:
@@ -73,6 +89,7 @@ def table_bump(table: Table, *fields: str) -> None:
     table_bump_returning) in its transaction."""
     table.version += 1
     table.save(update_fields=["version", *fields])
+    changes.changed(table_ids=[table.pk])
 
 
 def tables_bump(*, table_ids: Iterable[int] = (), player_ids: Iterable[int] = ()) -> None:
@@ -89,8 +106,23 @@ def tables_bump(*, table_ids: Iterable[int] = (), player_ids: Iterable[int] = ()
         # order_by(): the seats' default ordering would join the tables and make every
         # seat distinct, where only the table ids are wanted.
         ids.update(table_id for (table_id,) in seated_at.order_by().distinct())
-    if ids:
+    if not ids:
+        return
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                _BUMP_TABLES_PG, [sorted(ids), changes.CHANNEL, changes.payload(table_ids=ids)]
+            )
+    else:
         Table.objects.filter(pk__in=sorted(ids)).update(version=F("version") + 1)
+    changes.changed(table_ids=ids, notified=connection.vendor == "postgresql")
+
+
+# PostgreSQL sends one notice for equal payloads of one transaction: a row each is one.
+_BUMP_TABLES_PG = (
+    'UPDATE "matches_table" SET "version" = "version" + 1 WHERE "id" = ANY(%s)'
+    " RETURNING pg_notify(%s, %s)"
+)
 
 
 # Standard SQL (SQLite 3.35+, PostgreSQL): quoted names, as both spell them. The restore
@@ -108,6 +140,8 @@ _BUMP_TABLE = (
     ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league",'
     ' (SELECT v."version" FROM "matches_table" v WHERE v."id" = %s) AS "seen"'
 )
+# PostgreSQL: the NOTIFY for the screens rides on the bump (delivered at commit).
+_NOTIFY_COLUMN = ', pg_notify(%s, %s) AS "notified"'
 _STAMP_SQL = 'SELECT "epoch", "version" FROM "matches_standingsstamp" WHERE "id" = 1'
 
 
@@ -116,13 +150,22 @@ def table_bump_returning(*, table_id: int) -> Stamped | None:
     epoch and the league's version (the lock and the state the write leaves, without a
     second round trip); None when there is no such table. A write refused after this raises
     inside its transaction, so the bump is rolled back with it."""
-    row = next(iter(Table.objects.raw(_BUMP_TABLE, [table_id, table_id])), None)
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        sql = _BUMP_TABLE + _NOTIFY_COLUMN
+        params = [table_id, table_id, changes.CHANNEL, changes.payload(table_ids=[table_id])]
+    else:
+        sql, params = _BUMP_TABLE, [table_id, table_id]
+    row = next(iter(Table.objects.raw(sql, params)), None)
     if row is None:
         return None
+    changes.changed(table_ids=[table_id], notified=postgres)
     # raw() sets the extra columns of the SQL as attributes the model does not declare.
     extra = cast(Any, row)
     epoch, league, seen = extra.epoch, extra.league, extra.seen
     del extra.epoch, extra.league, extra.seen  # the Stamped carries them, not the model
+    if postgres:
+        del extra.notified
     if seen < row.version - 1:
         # The bump waited behind another write to the table (never on SQLite, whose writes
         # take turns whole), which may have moved the stamp after the bump's snapshot.
