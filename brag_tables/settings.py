@@ -127,10 +127,22 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "60")),
+        # Under ASGI every request runs in a thread of its own (Django's handler), so a
+        # connection kept per thread is never used again: Django's docs say to disable
+        # persistent connections there and use the backend's pool (below, PostgreSQL).
+        conn_max_age=int(os.environ.get("DJANGO_CONN_MAX_AGE", "0")),
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
+    "BRAG_DB_POOL", True
+):
+    # psycopg's pool, one per process: a request borrows a connection instead of opening one.
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 2,
+        "max_size": int(os.environ.get("BRAG_DB_POOL_SIZE", "20")),
+        "timeout": 20,
+    }
 SQLITE_CACHE_KIB = -32 * 1024  # PRAGMA cache_size: negative is KiB, per connection
 SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -155,6 +167,18 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         ),
     }
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test_db.sqlite3")}
+
+# Server-sent event streams (brag_tables/streams.py): at most this many open streams per
+# process, and per client address (a pub's NAT shares one among all its phones); past either
+# a page polls instead. A heartbeat every BRAG_STREAM_HEARTBEAT seconds keeps idle streams
+# open through NAT and proxies (a proxy's read timeout must be longer); a dropped stream
+# reconnects after BRAG_STREAM_RETRY_MS plus up to 2 s of jitter.
+# Streams live under this prefix, then the path of the page they follow.
+BRAG_STREAM_PREFIX = "/events"
+BRAG_STREAMS_MAX = int(os.environ.get("BRAG_STREAMS_MAX", "20000"))
+BRAG_STREAMS_PER_ADDRESS = int(os.environ.get("BRAG_STREAMS_PER_ADDRESS", "200"))
+BRAG_STREAM_HEARTBEAT = int(os.environ.get("BRAG_STREAM_HEARTBEAT", "20"))
+BRAG_STREAM_RETRY_MS = int(os.environ.get("BRAG_STREAM_RETRY_MS", "3000"))
 
 # Automatic backups (matches.core.autobackup, docs/operating.md): after each table closes and
 # once a night, a checked copy of the database goes into BACKUP_DIR, in a thread of its own.

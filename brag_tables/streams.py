@@ -1,0 +1,477 @@
+"""Server-sent events: every page that follows live state holds a stream at
+/events<the page's path> (the table page, the TV, tonight, the standings, home), answered
+here on the event loop, beside Django: a stream through Django's handler would hold a thread
+for its whole life (docs/architecture.md, "Push").
+
+One hub per process. A page variant (path, language, host, scheme) is a Channel; each change
+is rendered once per channel by Django itself (an anonymous htmx request of the page, sent
+in-process with the ETag last sent, so an unchanged page costs a 304) and the same bytes are
+written to every subscriber. Changes arrive from matches.core.changes: at once for this
+process's writes, by LISTEN on PostgreSQL for every server's, and by reading the followed
+versions once a second on SQLite (other processes, `manage.py` commands)."""
+
+import asyncio
+import hashlib
+import io
+import itertools
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections
+from django.urls import Resolver404, resolve
+from django.utils import translation
+
+from matches.core import changes
+
+log = logging.getLogger(__name__)
+
+PREFIX = settings.BRAG_STREAM_PREFIX
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict]]
+Send = Callable[[dict], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+# What each followed page shows, by route name: its table's state (the table id from the
+# URL), whether the league's changes move it too, or (home) every change anywhere.
+TABLE, LEAGUE, ANY = "table", "league", "any"
+FOLLOWED = {
+    "matches:table": (TABLE, False),
+    "matches:tv": (TABLE, True),
+    "matches:tonight": (TABLE, True),
+    "matches:table_standings": (TABLE, True),
+    "matches:standings": (LEAGUE, True),
+    "matches:home": (ANY, True),
+}
+
+# Pages re-rendered this often even with no change (each costs a 304 when nothing moved):
+# the night turns at noon with no write, and a long replay's ratings land quietly.
+REFRESH_SECONDS = 60
+# SQLite: how often the followed versions are read for other processes' writes; PostgreSQL,
+# whose notices are the news, reads them only as a safety net (a notice lost with its
+# connection is caught up on reconnecting as well).
+READ_SECONDS_SQLITE = 1.0
+READ_SECONDS_POSTGRES = 15.0
+# Renders at once (each is a thread of Django's handler for a few milliseconds).
+RENDERS = 2
+# Page variants one process follows; past it a new one polls.
+CHANNELS_MAX = 2000
+
+
+def follows(path: str) -> bool:
+    return path == PREFIX or path.startswith(PREFIX + "/")
+
+
+def frame(event: str, data: str, event_id: str | None = None) -> bytes:
+    """One server-sent event: its name, id and data (a `data:` line per line)."""
+    lines = [f"event: {event}"]
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.extend(f"data: {line}" for line in data.replace("\r", "").split("\n"))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+class Subscriber:
+    """One open stream: the newest frame it has yet to write, and the wait for it."""
+
+    __slots__ = ("address", "closed", "pending", "waiter")
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.closed = False
+        self.pending: bytes | None = None
+        self.waiter: asyncio.Future | None = None
+
+    def push(self, data: bytes, *, newest: bool = True) -> None:
+        """Hand over a frame: a change replaces one not yet written (the newest state is
+        what matters); a heartbeat waits behind anything pending."""
+        if self.pending is not None and not newest:
+            return
+        self.pending = data
+        self._wake()
+
+    def close(self) -> None:
+        self.closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+@dataclass(eq=False)
+class Channel:
+    """One variant of one followed page and its subscribers; frame is the last change sent
+    (the event every new subscriber starts from) and tag its id."""
+
+    key: tuple
+    path: str
+    query: bytes
+    language: str
+    host: bytes
+    scheme: str
+    scope: str
+    table_id: int | None
+    with_league: bool
+    subscribers: set[Subscriber] = field(default_factory=set)
+    frame: bytes | None = None
+    tag: str | None = None
+    rendering: asyncio.Task | None = None
+    dirty: bool = False
+
+    def follows(self, change: changes.Change) -> bool:
+        if change.everything or self.scope == ANY:
+            return True
+        if change.league and self.with_league:
+            return True
+        return self.table_id is not None and self.table_id in change.tables
+
+
+class Hub:
+    """This process's streams."""
+
+    def __init__(self, django: ASGIApp) -> None:
+        self.django = django
+        self.channels: dict[tuple, Channel] = {}
+        self.streams = 0
+        self.per_address: Counter[str] = Counter()
+        self.heartbeats: list[set[Subscriber]] = []
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.tasks: list[asyncio.Task] = []
+        self.render_slots: asyncio.Semaphore | None = None
+        self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brag-versions")
+        self.last_versions: changes.Versions | None = None
+
+    # --- The streams -----------------------------------------------------------------
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer one stream request: a refusal, or the stream until the client leaves."""
+        self._start()
+        if scope["method"] not in ("GET", "HEAD"):
+            await _plain(send, 405, b"Method not allowed\n", [(b"allow", b"GET, HEAD")])
+            return
+        request = ASGIRequest(scope, io.BytesIO())
+        try:
+            host = request.get_host()
+        except DisallowedHost:
+            await _plain(send, 400, b"Bad request\n")
+            return
+        page = scope["path"][len(PREFIX) :] or "/"
+        try:
+            match = resolve(page)
+        except Resolver404:
+            match = None
+        followed = FOLLOWED.get(match.view_name) if match is not None else None
+        if match is None or followed is None:
+            await _plain(send, 404, b"No stream here\n")
+            return
+        address = request.META.get("REMOTE_ADDR") or ""
+        language = translation.get_language_from_request(request)
+        key = (page, scope.get("query_string", b""), language, host, request.scheme)
+        channel = self.channels.get(key)
+        if (
+            self.streams >= settings.BRAG_STREAMS_MAX
+            or self.per_address[address] >= settings.BRAG_STREAMS_PER_ADDRESS
+            or (channel is None and len(self.channels) >= CHANNELS_MAX)
+        ):
+            # The SSE spec's "do not reconnect": the page polls instead (static/js/stream.js).
+            await _plain(send, 204, b"")
+            return
+        if channel is None:
+            scope_name, with_league = followed
+            channel = Channel(
+                key,
+                page,
+                scope.get("query_string", b""),
+                language,
+                host.encode("idna"),
+                request.scheme,
+                scope_name,
+                match.kwargs.get("table_id"),
+                with_league,
+            )
+            self.channels[key] = channel
+        last_id = request.META.get("HTTP_LAST_EVENT_ID")
+        del request
+        subscriber = Subscriber(address)
+        self._join(channel, subscriber)
+        try:
+            # A new channel, or a page that saw another state (perhaps a newer one, on
+            # another server), is rendered now: never an older state than it had.
+            if channel.frame is None or (last_id is not None and last_id != channel.tag):
+                await self._render_now(channel)
+            if channel.tag is None:  # the page itself answers no page (404, 400...)
+                await _plain(send, 404, b"No stream here\n")
+                return
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream; charset=utf-8"),
+                        (b"cache-control", b"no-store"),
+                        (b"x-accel-buffering", b"no"),  # nginx: never hold events back
+                    ],
+                }
+            )
+            if scope["method"] == "HEAD":
+                await send({"type": "http.response.body", "body": b""})
+                return
+            # Reconnections spread over two seconds: a restart does not bring every
+            # screen back in the same instant. A ping at once: a page whose stream never
+            # delivers (a buffering proxy) learns it within seconds and polls.
+            retry = settings.BRAG_STREAM_RETRY_MS + random.randrange(2000)
+            first = f"retry: {retry}\n\n".encode() + _ping()
+            subscriber.pending = None  # what the render above handed over is sent here
+            if last_id != channel.tag:
+                first += channel.frame
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+            await self._stream(subscriber, receive, send)
+        finally:
+            self._leave(channel, subscriber)
+
+    async def _stream(self, subscriber: Subscriber, receive: Receive, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        left = asyncio.ensure_future(_disconnected(receive))
+        left.add_done_callback(lambda _: subscriber.close())
+        try:
+            while not subscriber.closed:
+                data = subscriber.pending
+                if data is None:
+                    subscriber.waiter = loop.create_future()
+                    await subscriber.waiter
+                    continue
+                subscriber.pending = None
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+        finally:
+            left.cancel()
+
+    def _join(self, channel: Channel, subscriber: Subscriber) -> None:
+        channel.subscribers.add(subscriber)
+        self.streams += 1
+        self.per_address[subscriber.address] += 1
+        random.choice(self.heartbeats).add(subscriber)
+
+    def _leave(self, channel: Channel, subscriber: Subscriber) -> None:
+        channel.subscribers.discard(subscriber)
+        self.streams -= 1
+        self.per_address[subscriber.address] -= 1
+        if self.per_address[subscriber.address] <= 0:
+            del self.per_address[subscriber.address]
+        for bucket in self.heartbeats:
+            bucket.discard(subscriber)
+        if not channel.subscribers and channel.rendering is None:
+            self.channels.pop(channel.key, None)
+
+    # --- Changes ---------------------------------------------------------------------
+
+    def _start(self) -> None:
+        """On the first stream, in the server's loop: the heartbeats, the version reads, the
+        notices and this process's own writes."""
+        if self.loop is not None:
+            return
+        self.loop = asyncio.get_running_loop()
+        self.render_slots = asyncio.Semaphore(RENDERS)
+        self.heartbeats = [set() for _ in range(max(1, int(settings.BRAG_STREAM_HEARTBEAT)))]
+        changes.add_listener(self._written_here)
+        self.tasks = [
+            self.loop.create_task(self._beat()),
+            self.loop.create_task(self._read_versions()),
+            self.loop.create_task(self._refresh_all()),
+        ]
+        if changes.listens():
+            self.tasks.append(self.loop.create_task(changes.listen(self.changed, self._caught_up)))
+
+    async def close(self) -> None:
+        """The server is stopping: end every stream, so it does not wait for them."""
+        changes.remove_listener(self._written_here)
+        for task in self.tasks:
+            task.cancel()
+        for channel in list(self.channels.values()):
+            for subscriber in list(channel.subscribers):
+                subscriber.close()
+        self.reader.shutdown(wait=False)
+
+    def _written_here(self, change: changes.Change) -> None:
+        # In the writer's thread, at its commit.
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self.changed, change)
+
+    def changed(self, change: changes.Change) -> None:
+        for channel in list(self.channels.values()):
+            if channel.follows(change):
+                self._render_soon(channel)
+
+    async def _caught_up(self) -> None:
+        self.changed(changes.Change(everything=True))
+
+    async def _read_versions(self) -> None:
+        every = READ_SECONDS_POSTGRES if changes.listens() else READ_SECONDS_SQLITE
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(every)
+            if not self.channels:
+                self.last_versions = None
+                continue
+            ids = {c.table_id for c in self.channels.values() if c.table_id is not None}
+            try:
+                now = await loop.run_in_executor(self.reader, _read_versions, ids)
+            except Exception:
+                log.exception("Could not read the followed versions")
+                continue
+            before, self.last_versions = self.last_versions, now
+            if before is not None:
+                change = now.changes_since(before)
+                if change.everything or change.league or change.tables:
+                    self.changed(change)
+
+    async def _refresh_all(self) -> None:
+        while True:
+            await asyncio.sleep(REFRESH_SECONDS)
+            self.changed(changes.Change(everything=True))
+
+    async def _beat(self) -> None:
+        """Every second one bucket of subscribers gets its heartbeat: each stream one every
+        BRAG_STREAM_HEARTBEAT seconds, spread evenly, keeping NAT and proxies open."""
+        for bucket in itertools.cycle(range(len(self.heartbeats))):
+            await asyncio.sleep(1)
+            ping = _ping()
+            for subscriber in self.heartbeats[bucket]:
+                subscriber.push(ping, newest=False)
+
+    # --- Rendering -------------------------------------------------------------------
+
+    def _render_soon(self, channel: Channel) -> None:
+        if channel.rendering is not None:
+            channel.dirty = True  # rendered again once the one under way is done
+            return
+        assert self.loop is not None
+        channel.rendering = self.loop.create_task(self._render_until_clean(channel))
+
+    async def _render_now(self, channel: Channel) -> None:
+        if channel.rendering is not None:
+            channel.dirty = True
+            await asyncio.shield(channel.rendering)
+            if channel.frame is not None:
+                return
+        channel.rendering = asyncio.ensure_future(self._render_until_clean(channel))
+        await asyncio.shield(channel.rendering)
+
+    async def _render_until_clean(self, channel: Channel) -> None:
+        try:
+            while True:
+                channel.dirty = False
+                assert self.render_slots is not None
+                async with self.render_slots:
+                    status, tag, body = await self._render(channel)
+                if status == 200:
+                    # A page with no ETag of its own (home) is named by its bytes.
+                    event_id = tag or '"b' + hashlib.blake2s(body, digest_size=8).hexdigest() + '"'
+                    if event_id != channel.tag:
+                        channel.tag = event_id
+                        channel.frame = frame("swap", body.decode(), event_id)
+                        for subscriber in channel.subscribers:
+                            subscriber.push(channel.frame)
+                elif status != 304 and channel.tag is not None:
+                    # Not a page any more (a table gone) or not one to share (it set a
+                    # cookie): its followers fetch it themselves.
+                    channel.tag = None
+                    channel.frame = frame("stale", str(status))
+                    for subscriber in channel.subscribers:
+                        subscriber.push(channel.frame)
+                if not channel.dirty:
+                    break
+        except Exception:
+            log.exception("Could not render %s for its stream", channel.path)
+        finally:
+            channel.rendering = None
+            if not channel.subscribers:
+                self.channels.pop(channel.key, None)
+
+    async def _render(self, channel: Channel) -> tuple[int, str | None, bytes]:
+        """The page as an anonymous htmx poll of this variant gets it, from Django itself."""
+        headers = [
+            (b"host", channel.host),
+            (b"hx-request", b"true"),
+            (b"accept-language", channel.language.encode()),
+            (b"cookie", f"{settings.LANGUAGE_COOKIE_NAME}={channel.language}".encode()),
+        ]
+        if channel.tag is not None and channel.tag.startswith('"'):
+            headers.append((b"if-none-match", channel.tag.encode()))
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": channel.scheme,
+            "path": channel.path,
+            "raw_path": channel.path.encode(),
+            "query_string": channel.query,
+            "root_path": "",
+            "headers": headers,
+            "client": ("127.0.0.1", 0),
+            "server": None,
+        }
+        answer: dict[str, Any] = {"status": 500, "headers": [], "body": []}
+        sent_body = False
+
+        async def receive() -> dict:
+            nonlocal sent_body
+            if not sent_body:
+                sent_body = True
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await asyncio.Event().wait()  # never leaves: Django stops listening when done
+            return {"type": "http.disconnect"}
+
+        async def respond(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                answer["status"] = message["status"]
+                answer["headers"] = message.get("headers", [])
+            elif message["type"] == "http.response.body":
+                answer["body"].append(message.get("body", b""))
+
+        await self.django(scope, receive, respond)
+        head = {name.lower(): value for name, value in answer["headers"]}
+        if b"set-cookie" in head:
+            return 0, None, b""
+        tag = head.get(b"etag")
+        return answer["status"], tag.decode() if tag else None, b"".join(answer["body"])
+
+
+def _ping() -> bytes:
+    return frame("ping", str(int(time.time() * 1000)))
+
+
+def _read_versions(ids: set[int]) -> changes.Versions:
+    close_old_connections()  # a connection the database dropped, or past its age
+    return changes.versions(ids)
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _plain(send: Send, status: int, body: bytes, headers: list | None = None) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"cache-control", b"no-store"),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
