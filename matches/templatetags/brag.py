@@ -1,4 +1,5 @@
 from django import template
+from django.conf import settings
 from django.utils.html import format_html, format_html_join
 
 from matches.org.hosts import host_name_for, may_change_table
@@ -71,3 +72,18 @@ def rival_items(rivals, players_url: str) -> str:
 def signed(change: int | None) -> str:
     """`{{ line.rating_change|signed }}`: +12, -7, 0 (the night's story)."""
     return signed_change(change)
+
+
+@register.simple_tag(takes_context=True)
+def stream_attributes(context: template.Context, mode: str = "swap") -> str:
+    """The attributes that make an element follow its page's stream (static/js/stream.js):
+    its address (BRAG_STREAM_PREFIX, then the page's own path and query), "swap" (put in the
+    state each event carries) or "fetch" (a host's board: fetch its own), and the heartbeat."""
+    request = context["request"]
+    return format_html(
+        'data-stream="{}{}" data-stream-mode="{}" data-stream-heartbeat="{}"',
+        settings.BRAG_STREAM_PREFIX,
+        request.get_full_path(),
+        mode,
+        settings.BRAG_STREAM_HEARTBEAT,
+    )

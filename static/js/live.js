@@ -35,11 +35,32 @@
     }
   }
 
+  // The stream's state (stream.js): null while the page polls.
+  var stream = null;
+  var STREAM_SILENCE = 32; // s: a heartbeat is due every 20
+
   function render() {
     if (!box) {
       return;
     }
     var seconds = Math.max(0, Math.round((Date.now() - last) / 1000));
+    var online = navigator.onLine !== false;
+    if (stream === "live" || stream === "reconnecting") {
+      var heard = stream === "live" && online && seconds <= STREAM_SILENCE;
+      // Reconnecting a while is a blip; longer, or with no network, the page is offline.
+      var blip = stream === "reconnecting" && online && seconds <= STREAM_SILENCE;
+      box.classList.toggle("is-lost", !heard && !blip);
+      box.classList.toggle("is-reconnecting", blip);
+      if (heard) {
+        text.textContent = box.getAttribute("data-live-now");
+      } else if (blip) {
+        text.textContent = box.getAttribute("data-reconnecting");
+      } else {
+        text.textContent = box.getAttribute("data-offline").replace("{time}", clock(last));
+      }
+      return;
+    }
+    box.classList.remove("is-reconnecting");
     // "live" only when the last poll or answer succeeded, the browser has a network, and
     // one came lately: three missed polls count as offline even without an error (a dead
     // wifi may say nothing; the tap queue holds the polls back only while it sends).
@@ -100,6 +121,11 @@
     var detail = event.detail || {};
     contact(Boolean(detail.ok), typeof detail.at === "number" ? detail.at : null);
   });
+  document.addEventListener("brag:stream", function (event) {
+    var state = event.detail && event.detail.state;
+    stream = state === "live" || state === "reconnecting" ? state : null;
+    render();
+  });
   window.addEventListener("offline", render);
   window.addEventListener("online", render);
   document.addEventListener("htmx:afterSwap", hideDismissedCards);
@@ -158,6 +184,8 @@
     momentTimer = setTimeout(endMoment, (isNaN(seconds) ? 10 : seconds) * 1000);
   }
 
+  var shownAt = 0; // the filing time of the moment on screen
+
   document.addEventListener("htmx:afterSwap", function () {
     var latest = document.getElementById("crowning");
     if (!latest) {
@@ -166,6 +194,10 @@
     var at = crownedAt(latest);
     if (at > seenAt && latest.querySelector(".crowning-card")) {
       showMoment(latest);
+      shownAt = at;
+    } else if (momentTimer !== null && at < shownAt) {
+      // The crowning on screen was undone: the room must not see a winner who did not win.
+      endMoment();
     }
     seenAt = Math.max(seenAt, at);
   });

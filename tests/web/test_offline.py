@@ -128,7 +128,7 @@ class TestClosedTablesKeepListening:
         html = client.get(reverse(page, args=[table.pk])).content.decode()
         live = re.search(r'id="live"[^>]*>', html).group(0)
         assert 'data-table-open="0"' in live
-        assert 'hx-trigger="every 30s"' in live
+        assert 'hx-trigger="every 30s, brag:changed"' in live
         assert f'hx-get="{reverse(page, args=[table.pk])}"' in live
         assert '<span hidden data-table-state="0"></span>' in html
 
@@ -148,7 +148,7 @@ class TestClosedTablesKeepListening:
         table = make_table()
         html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
         live = re.search(r'id="live"[^>]*>', html).group(0)
-        assert 'data-table-open="1"' in live and 'hx-trigger="every 3s"' in live
+        assert 'data-table-open="1"' in live and 'hx-trigger="every 3s, brag:changed"' in live
 
     def test_the_host_board_fragment_carries_the_marker(self, host, host_client):
         table = make_table()
@@ -167,7 +167,7 @@ class TestClosedTablesKeepListening:
         monkeypatch.setattr(tables, "CLOSED_POLL_SECONDS", 1)
         table = closed_table()
         html = client.get(reverse("matches:tv", args=[table.pk])).content.decode()
-        assert 'hx-trigger="every 1s"' in html
+        assert 'hx-trigger="every 1s, brag:changed"' in html
 
     @pytest.mark.parametrize("page", ["matches:table", "matches:tv"])
     @pytest.mark.parametrize("fragment", [False, True])
@@ -193,9 +193,9 @@ class TestClosedTablesKeepListening:
         table = closed_table()
         html = host_client.get(reverse("matches:table", args=[table.pk])).content.decode()
         assert "Reopen table" in html
-        assert 'hx-trigger="every 3s"' in re.search(r'id="live"[^>]*>', html).group(0)
+        assert 'hx-trigger="every 3s, brag:changed"' in re.search(r'id="live"[^>]*>', html).group(0)
 
     def test_a_spectators_closed_page_polls_slowly(self, host, client):
         table = closed_table()
         html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
-        assert 'hx-trigger="every 30s"' in re.search(r'id="live"[^>]*>', html).group(0)
+        assert 'hx-trigger="every 30s, brag:changed"' in re.search(r'id="live"[^>]*>', html).group(0)

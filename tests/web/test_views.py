@@ -311,7 +311,7 @@ class TestTablePage:
         # Read-only: standing players are names in a list, nothing that looks pressable.
         assert '<ul class="standing-names">' in html and "<li>Alice</li>" in html
         assert 'class="player' not in html and "<button" not in html.split('<main id="main"')[1]
-        assert 'hx-trigger="every 3s"' in html
+        assert 'hx-trigger="every 3s, brag:changed"' in html
         assert 'id="live-status"' in html  # "live · updated 3 s ago", filled by live.js
 
     def test_names_are_escaped(self, host_client):

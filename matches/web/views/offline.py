@@ -26,6 +26,7 @@ SHELL_STATIC = [
     "js/app.js",
     "js/fit-names.js",
     "js/live.js",
+    "js/stream.js",
     "js/tap-logic.js",
     "js/tap-queue.js",
     # The tap queue's modules, which tap-queue.js imports: a reload without network fails
