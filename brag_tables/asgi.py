@@ -3,27 +3,41 @@ the event loop by brag_tables.streams, everything else by Django's own handler. 
 pass through Django's handler, which would hold a thread for each one's whole life."""
 
 import os
+from collections.abc import Awaitable, Callable
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
-django_application = get_asgi_application()
+# Django's setup, before the streams' imports of models.
+get_asgi_application()
 
-from brag_tables import streams  # noqa: E402  (imports models: after Django's setup)
-
-hub = streams.Hub(django_application)
-
-
-async def application(scope: dict, receive, send) -> None:  # type: ignore[no-untyped-def]
-    if scope["type"] == "http" and streams.follows(scope["path"]):
-        await hub.serve(scope, receive, send)
-    elif scope["type"] == "lifespan":
-        await _lifespan(receive, send)
-    else:
-        await django_application(scope, receive, send)
+from brag_tables import streams  # noqa: E402
 
 
-async def _lifespan(receive, send) -> None:  # type: ignore[no-untyped-def]
+ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
+
+
+def build(django_application: ASGIApp | None = None) -> ASGIApp:
+    """The application with a hub of its own (one per server; the tests start several,
+    each loading the middleware under the settings it runs with, and serving static files
+    with staticfiles' handler)."""
+    if django_application is None:
+        django_application = get_asgi_application()
+    hub = streams.Hub(django_application)
+
+    async def application(scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "http" and streams.follows(scope["path"]):
+            await hub.serve(scope, receive, send)
+        elif scope["type"] == "lifespan":
+            await _lifespan(hub, receive, send)
+        else:
+            await django_application(scope, receive, send)
+
+    application.hub = hub  # type: ignore[attr-defined]
+    return application
+
+
+async def _lifespan(hub: streams.Hub, receive: Callable, send: Callable) -> None:
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
@@ -32,3 +46,6 @@ async def _lifespan(receive, send) -> None:  # type: ignore[no-untyped-def]
             await hub.close()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+application = build()

@@ -329,11 +329,13 @@ class Hub:
             except Exception:
                 log.exception("Could not read the followed versions")
                 continue
-            before, self.last_versions = self.last_versions, now
-            if before is not None:
-                change = now.changes_since(before)
-                if change.everything or change.league or change.tables:
-                    self.changed(change)
+            # The first read after a page is followed is news of everything it reads: a
+            # write may have landed between its first render and this read (a 304 if not).
+            before = self.last_versions or changes.Versions(now.epoch, -1, {})
+            self.last_versions = now
+            change = now.changes_since(before)
+            if change.everything or change.league or change.tables:
+                self.changed(change)
 
     async def _refresh_all(self) -> None:
         while True:

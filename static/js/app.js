@@ -204,6 +204,43 @@
     return true;
   }
 
+  // A watcher's page follows a close or a reopen in place (the room sees it with no
+  // reload): the TV's whole screen is the fragment; a table page's heading and status line
+  // sit outside it, so its main part is fetched afresh. A host's board, with its queue's
+  // scripts, is loaded again.
+  function followTableState(target) {
+    var marker = target.querySelector("[data-table-state]");
+    var main = document.getElementById("main");
+    if (document.querySelector("[data-stream-mode=fetch]") || !window.fetch || !marker) {
+      if (mayReload()) {
+        window.location.reload();
+      }
+      return;
+    }
+    target.setAttribute("data-table-open", marker.getAttribute("data-table-state"));
+    if (!main || !main.contains(target)) {
+      return;
+    }
+    // no-cache: the page as it is now, not a copy a moment old from the HTTP cache.
+    var asked = { credentials: "same-origin", cache: "no-cache" };
+    window.fetch(window.location.href, asked).then(function (answer) {
+      return answer.ok ? answer.text() : Promise.reject(answer.status);
+    }).then(function (html) {
+      var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("main");
+      if (fresh) {
+        main.innerHTML = fresh.innerHTML;
+        htmx.process(main);
+        document.dispatchEvent(new CustomEvent("htmx:afterSwap", {
+          detail: { target: document.getElementById("live"), refreshed: true },
+        }));
+      }
+    }).catch(function () {
+      if (mayReload()) {
+        window.location.reload();
+      }
+    });
+  }
+
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail && event.detail.target;
     if (!target || target.id !== "live") {
@@ -211,8 +248,8 @@
     }
     var config = event.detail.requestConfig;
     var isPoll = config && config.verb === "get";
-    if (isPoll && tableStateChanged(target) && mayReload()) {
-      window.location.reload();
+    if (isPoll && tableStateChanged(target)) {
+      followTableState(target);
       return;
     }
     keepThisPage(false);

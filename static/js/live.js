@@ -39,7 +39,20 @@
   var stream = null;
   var STREAM_SILENCE = 32; // s: a heartbeat is due every 20
 
+  // A page whose main part was fetched afresh (app.js, after a close or a reopen) has a new
+  // status line, or none.
+  function rebind() {
+    box = document.getElementById("live-status");
+    text = box ? box.querySelector(".live-text") : null;
+    if (box) {
+      box.hidden = false;
+    }
+  }
+
   function render() {
+    if (!box || !document.body.contains(box)) {
+      rebind();
+    }
     if (!box) {
       return;
     }

@@ -8,13 +8,18 @@
 // are skipped. live.js shows the connection: live, reconnecting, or offline since when.
 (function () {
   "use strict";
-  var target = document.querySelector("[data-stream]");
-  if (!target || !window.EventSource || !window.htmx) {
+  var first = document.querySelector("[data-stream]");
+  if (!first || !window.EventSource || !window.htmx) {
     return;
   }
-  var url = target.getAttribute("data-stream");
-  var fetchOwn = target.getAttribute("data-stream-mode") === "fetch";
-  var heartbeat = (parseInt(target.getAttribute("data-stream-heartbeat"), 10) || 20) * 1000;
+  var url = first.getAttribute("data-stream");
+  var fetchOwn = first.getAttribute("data-stream-mode") === "fetch";
+  var heartbeat = (parseInt(first.getAttribute("data-stream-heartbeat"), 10) || 20) * 1000;
+
+  // The live region now: app.js may fetch the page's main part afresh (a close, a reopen).
+  function current() {
+    return document.querySelector("[data-stream]") || first;
+  }
   var source = null;
   var lastMessage = 0;
   var shownId = null;
@@ -70,6 +75,7 @@
       return; // the state on screen, or one older than it (never go back)
     }
     shownId = id;
+    var target = current();
     if (fetchOwn) {
       htmx.trigger(target, "brag:changed");
       return;
@@ -109,7 +115,7 @@
     source.addEventListener("swap", swap);
     source.addEventListener("stale", function () {
       heard();
-      htmx.trigger(target, "brag:changed"); // not a page to share: fetch our own
+      htmx.trigger(current(), "brag:changed"); // not a page to share: fetch our own
     });
     source.addEventListener("error", function () {
       if (source === null) {
@@ -127,7 +133,7 @@
   // While the stream is live, a poll is only sent when the stream asked for it.
   document.addEventListener("htmx:beforeRequest", function (event) {
     var detail = event.detail || {};
-    if (detail.elt !== target || givenUp || !live()) {
+    if (detail.elt !== current() || givenUp || !live()) {
       return;
     }
     var config = detail.requestConfig || {};
