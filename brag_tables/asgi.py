@@ -3,27 +3,26 @@ the event loop by brag_tables.streams, everything else by Django's own handler. 
 pass through Django's handler, which would hold a thread for each one's whole life."""
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from typing import cast
 
+import django
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
-# Django's setup, before the streams' imports of models.
-get_asgi_application()
+django.setup(set_prefix=False)  # as get_asgi_application does: before the streams' models
 
 from brag_tables import streams  # noqa: E402
 
-
-ASGIApp = Callable[[dict, Callable, Callable], Awaitable[None]]
+ASGIApp = streams.ASGIApp
 
 
 def build(django_application: ASGIApp | None = None) -> ASGIApp:
     """The application with a hub of its own (one per server; the tests start several,
     each loading the middleware under the settings it runs with, and serving static files
     with staticfiles' handler)."""
-    if django_application is None:
-        django_application = get_asgi_application()
-    hub = streams.Hub(django_application)
+    handler: ASGIApp = django_application or cast(ASGIApp, get_asgi_application())
+    hub = streams.Hub(handler)
 
     async def application(scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "http" and streams.follows(scope["path"]):
@@ -31,7 +30,7 @@ def build(django_application: ASGIApp | None = None) -> ASGIApp:
         elif scope["type"] == "lifespan":
             await _lifespan(hub, receive, send)
         else:
-            await django_application(scope, receive, send)
+            await handler(scope, receive, send)
 
     application.hub = hub  # type: ignore[attr-defined]
     return application

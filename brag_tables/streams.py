@@ -194,7 +194,7 @@ class Hub:
                 scope.get("query_string", b""),
                 language,
                 host.encode("idna"),
-                request.scheme,
+                request.scheme or "http",
                 scope_name,
                 match.kwargs.get("table_id"),
                 with_league,
@@ -232,7 +232,7 @@ class Hub:
             retry = settings.BRAG_STREAM_RETRY_MS + random.randrange(2000)
             first = f"retry: {retry}\n\n".encode() + _ping()
             subscriber.pending = None  # what the render above handed over is sent here
-            if last_id != channel.tag:
+            if last_id != channel.tag and channel.frame is not None:
                 first += channel.frame
             await send({"type": "http.response.body", "body": first, "more_body": True})
             await self._stream(subscriber, receive, send)
