@@ -66,3 +66,15 @@ class TestTheNightIsNamedOnce:
             make_table()
         home = client.get(reverse("matches:home")).content.decode()
         assert _started(home) == "the night of 7 Dec 2026, at 12:00"
+
+    def test_a_correction_names_the_night_the_match_was_filed_on(
+        self, small_hours_tables, host_client
+    ):
+        closed, _open_table = small_hours_tables
+        url = reverse("matches:match_correct", args=[closed.pk, 1])
+        with at(SMALL_HOURS + datetime.timedelta(days=2)):
+            response = host_client.post(url, {"players": "Alice\nBen\nCara\nDev"})
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert "This match was filed on a night that is over (6 Dec 2026)." in html
+        assert "7 Dec 2026" not in html
