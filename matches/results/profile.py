@@ -4,8 +4,10 @@ what the services keep per player (totals, the career on each RatingChange, head
 pairs), however long the player's career."""
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
@@ -153,7 +155,7 @@ class Career:
         return history
 
 
-def best_ranked_place(*, player: Player, ranked: dict) -> int | None:
+def best_ranked_place(*, player: Player, ranked: Mapping[str, Any]) -> int | None:
     """The best place the player finished at a ranked table, from what the filings keep
     (ranked: their summed ranked counts), settled whatever the ratings replay is doing:
     a 1st, 2nd or 3rd is in the counts; below the podium, one read of their seats."""
@@ -187,7 +189,7 @@ def player_profile(
     ratings = [] if updating else rating_table()
     rating = next((row for row in ratings if row.player_id == player.pk), None)
     rivals = head_to_head(player=player, real_names=real_names)
-    ranked = by_mode.get(scoring.RANKED, {})
+    ranked: Mapping[str, Any] = by_mode.get(scoring.RANKED, {})
     return PlayerProfile(
         player=player,
         name=player.shown_name(real=real_names),
