@@ -41,6 +41,8 @@ class Refusal(StrEnum):
     NOT_THE_SEATED = "not_the_seated"
     ORDER_UNCHANGED = "order_unchanged"
     NIGHT_CLOSED = "night_closed"
+    # Merging players: the host did not confirm that a hidden record's results go public.
+    MERGE_SHOWS_HIDDEN = "merge_shows_hidden"
 
 
 class RuleError(Exception):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from django.utils import timezone, translation
 
 from matches.models import Match, RatingChange, Seat, Table
+from matches.play.tonight import night_level, night_places, separated_on
 from matches.ratings.engine import MODEL, shown_rating
 from matches.rules.names import shown_player_name
 from matches.rules.nights import NIGHT_STARTS, night_of, night_start
@@ -20,9 +21,10 @@ NEWCOMER_RATING = shown_rating(_NEW.mu, _NEW.sigma)
 
 @dataclass
 class StoryLine:
-    """One player's night: how many matches, wins, the places finished in the order played
-    (rules.scoring.place_label names them per mode), points at a ranked table, and the
-    rating before their first match of the night here and after their last."""
+    """One player's night: how many matches, wins (2nds and 3rds), the places finished in
+    the order played (rules.scoring.place_label names them per mode), points at a ranked
+    table, the rating before their first match of the night here and after their last, and
+    their place in the night (tonight.night_places: shared when level on every step)."""
 
     player_id: int
     player: str
@@ -32,6 +34,21 @@ class StoryLine:
     places: list[int] = field(default_factory=list)
     rating_before: int | None = None
     rating_after: int | None = None
+    seconds: int = 0
+    thirds: int = 0
+    place: int = 1
+    shared: bool = False
+
+    @property
+    def level(self) -> tuple:
+        """Where the night's order (tonight.night_level) puts this line."""
+        return night_level(
+            points=self.points,
+            wins=self.wins,
+            seconds=self.seconds,
+            thirds=self.thirds,
+            played=self.played,
+        )
 
     @property
     def rating_change(self) -> int | None:
@@ -74,9 +91,13 @@ class Story:
     ranked: bool
     matches: int
     lines: list[StoryLine]
-    champions: list[StoryLine]  # more than one: shared
+    champions: list[StoryLine]  # the lines placed 1st; more than one: shared
     runs: list[Run]  # the longest runs (of two wins or more), several when level
     upset: Upset | None
+    # A lone champion level with the runner-up on their score (points, or wins): the step of
+    # the night's order (tonight.NIGHT_STEPS) that put the champion ahead, and of whom.
+    ahead_on: str | None = None
+    ahead_of: str | None = None
 
     @property
     def champion_score(self) -> int:
@@ -170,6 +191,8 @@ def _tell(table: Table, night: datetime.date, seats: list, changes: dict) -> Sto
         counts = place_counts(table.mode, place)
         line.played += counts.played
         line.wins += counts.wins
+        line.seconds += counts.seconds
+        line.thirds += counts.thirds
         if ranked:
             line.points = (line.points or 0) + counts.points
         line.places.append(place)
@@ -187,13 +210,18 @@ def _tell(table: Table, night: datetime.date, seats: list, changes: dict) -> Sto
             runs.append(going[player_id])
         else:
             going.pop(player_id, None)
-    ordered = sorted(
-        lines.values(),
-        key=lambda r: (-(r.points or 0), -r.wins, r.played, r.player.casefold()),
-    )
-    score = (lambda r: r.points or 0) if ranked else (lambda r: r.wins)
-    best = max((score(line) for line in ordered), default=0)
-    champions = [line for line in ordered if score(line) == best] if best else []
+    # The night's one order (as Tonight ranks it), level players by name.
+    ordered = sorted(lines.values(), key=lambda r: (*r.level, r.player.casefold(), r.player_id))
+    places = night_places([line.level for line in ordered])
+    for line, place in zip(ordered, places, strict=True):
+        line.place, line.shared = place, places.count(place) > 1
+    champions = [line for line in ordered if line.place == 1]
+    ahead_on = ahead_of = None
+    if len(champions) == 1 and len(ordered) > 1:
+        first, second = ordered[0], ordered[1]
+        score = (lambda r: r.points or 0) if ranked else (lambda r: r.wins)
+        if score(first) == score(second):
+            ahead_on, ahead_of = separated_on(first.level, second.level), second.player
     return Story(
         table=table,
         night=night,
@@ -203,6 +231,8 @@ def _tell(table: Table, night: datetime.date, seats: list, changes: dict) -> Sto
         champions=champions,
         runs=_longest(runs),
         upset=_upset(by_match, changes),
+        ahead_on=ahead_on,
+        ahead_of=ahead_of,
     )
 
 

@@ -1,6 +1,10 @@
 """Tonight at a table: each player's running totals for the night, so the room sees who
 leads without leaving the table page or the TV. A pub night runs from the afternoon into
-the small hours, so a night starts at noon local time rather than at midnight."""
+the small hours, so a night starts at noon local time rather than at midnight.
+
+Also the one rule for a night's order and its leaders (night_level, night_places): the
+Tonight panel, the home card, the night's story, its share card and its text all rank a
+night by it, so no two of them ever crown different players."""
 
 import datetime
 from collections.abc import Iterable, Sequence
@@ -8,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import cast
 
 from django.db.models import Count
+from django.utils import translation
 
 from matches.models import Match, Player, Seat, Table
 from matches.rules.nights import night_start
@@ -27,8 +32,12 @@ class TonightRow:
     points: int | None
     seconds: int = 0
     thirds: int = 0
-    # Level with the first row on everything the order counts: a shared lead is shown shared.
-    leads: bool = False
+    # The night's place (night_places): level rows share it, so a shared lead is shown shared.
+    place: int = 1
+
+    @property
+    def leads(self) -> bool:
+        return self.place == 1
 
 
 def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
@@ -55,9 +64,38 @@ def _rows(table_ids: Iterable[int], now: datetime.datetime | None):
     )
 
 
+# The steps of a night's order, as the standings name them (results.standings).
+NIGHT_STEPS = ("points", "wins", "seconds", "thirds", "played")
+
+
+def night_level(*, points: int | None, wins: int, seconds: int, thirds: int, played: int) -> tuple:
+    """What ranks a night, as the standings rank: points, wins, 2nds, 3rds, then fewer
+    played (a winner-takes-all table keeps no points, 2nds or 3rds: wins, then fewer
+    played). Sorting by it puts the leader first."""
+    return (-(points or 0), -wins, -seconds, -thirds, played)
+
+
+def night_places(levels: Sequence[tuple]) -> list[int]:
+    """The place of each of a night's players, levels in order (night_level): players level
+    on every step share a place (1, 1, 3), and those on 1 share the lead."""
+    places: list[int] = []
+    for index, level in enumerate(levels):
+        places.append(places[-1] if index and levels[index - 1] == level else index + 1)
+    return places
+
+
+def separated_on(above: tuple, below: tuple) -> str | None:
+    """The step of the order (NIGHT_STEPS) that put `below` under `above`; None if level."""
+    for step, a, b in zip(NIGHT_STEPS, above, below, strict=True):
+        if a != b:
+            return step
+    return None
+
+
 def _level(row: TonightRow) -> tuple:
-    """What ranks a night, as the standings rank: points, wins, 2nds, 3rds, fewer played."""
-    return (-(row.points or 0), -row.wins, -row.seconds, -row.thirds, row.played)
+    return night_level(
+        points=row.points, wins=row.wins, seconds=row.seconds, thirds=row.thirds, played=row.played
+    )
 
 
 def _person(row: dict) -> Player:
@@ -92,10 +130,19 @@ def _ordered(mode: str, rows: list[dict]) -> list[TonightRow]:
 
 
 def _sorted(mode: str, totals: Totals) -> list[TonightRow]:
-    """Ranked: points, then wins, 2nds, 3rds; winner takes all: wins. Then fewer played, then
-    name. Every player level with the first on all but the name leads (shares the crown)."""
+    """In the night's order (night_level), then by the name the public reads; each row with
+    its place (night_places): every player level with the first leads (shares the crown)."""
     ranked = is_ranked(mode)
-    result = sorted(
+    # Level players by the name the public reads, in no language ("Player 17"), as the
+    # night's story lists them: the rows are kept for every viewer.
+    with translation.override(None):
+        result = _by_level(ranked, totals)
+    places = night_places([_level(row) for row in result])
+    return [replace(row, place=place) for row, place in zip(result, places, strict=True)]
+
+
+def _by_level(ranked: bool, totals: Totals) -> list[TonightRow]:
+    return sorted(
         (
             TonightRow(
                 player_id=player_id,
@@ -108,12 +155,8 @@ def _sorted(mode: str, totals: Totals) -> list[TonightRow]:
             )
             for player_id, (person, played, wins, points, seconds, thirds) in totals.items()
         ),
-        key=lambda r: (*_level(r), r.person.name.casefold()),
+        key=lambda r: (*_level(r), r.person.shown_name(real=False).casefold(), r.player_id),
     )
-    if not result:
-        return result
-    top = _level(result[0])
-    return [replace(row, leads=True) if _level(row) == top else row for row in result]
 
 
 def table_tonight(*, table: Table, now: datetime.datetime | None = None) -> list[TonightRow]:

@@ -4,17 +4,19 @@ what the services keep per player (totals, the career on each RatingChange, head
 pairs), however long the player's career."""
 
 import datetime
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
-from django.db.models import Sum
+from django.db.models import Min, Sum
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
-from matches.models import AllTimeTotal, Player, RatingChange
+from matches.models import AllTimeTotal, Match, Player, RatingChange, Seat
 from matches.ratings.selectors import RatingRow, player_rating, rating_table
 from matches.results.head_to_head import Rival, conqueror, favourite_victim, head_to_head
 from matches.results.player_nights import Night, best_night
@@ -23,6 +25,11 @@ from matches.rules.nights import night_of
 
 CHART_MATCHES = 100
 HISTORY_PER_PAGE = 25
+
+UPDATING = gettext_lazy(
+    "Ratings are being updated after a change to past matches: the rating, the winning run, "
+    "the chart and the match history show here again in a moment."
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,10 @@ class PlayerProfile:
     chart: list[Finish]  # the latest CHART_MATCHES, oldest first, with ratings after each
     history: Page  # newest first
     name: str = ""  # the player's name as the viewer reads it
+    # A ratings replay is pending (a merge, its undo, a correction): the rating, its rank,
+    # the winning run, the chart and the history (all read from the ratings kept per match)
+    # are left out until it settles, never shown half replayed.
+    updating: bool = False
 
     @property
     def win_percent(self) -> Decimal:
@@ -144,11 +155,30 @@ class Career:
         return history
 
 
+def best_ranked_place(*, player: Player, ranked: Mapping[str, Any]) -> int | None:
+    """The best place the player finished at a ranked table, from what the filings keep
+    (ranked: their summed ranked counts), settled whatever the ratings replay is doing:
+    a 1st, 2nd or 3rd is in the counts; below the podium, one read of their seats."""
+    if not ranked.get("played"):
+        return None
+    for place, field in ((1, "wins"), (2, "seconds"), (3, "thirds")):
+        if ranked.get(field):
+            return place
+    return Seat.objects.filter(
+        player=player, match__status=Match.Status.FILED, match__table__mode=scoring.RANKED
+    ).aggregate(best=Min("place"))["best"]
+
+
 def player_profile(
-    *, player: Player, page: int | str | None = 1, real_names: bool = False
+    *,
+    player: Player,
+    page: int | str | None = 1,
+    real_names: bool = False,
+    updating: bool = False,
 ) -> PlayerProfile:
     """Everything the player page shows; every name as the public reads it unless
-    real_names (a host)."""
+    real_names (a host). updating: a ratings replay is pending (ratings_updating), so
+    nothing read from the ratings is shown (PlayerProfile.updating)."""
     by_mode = {
         row["table__mode"]: row
         for row in AllTimeTotal.objects.filter(player=player)
@@ -156,16 +186,17 @@ def player_profile(
         .annotate(**{name: Sum(name) for name in scoring.COUNT_FIELDS})
     }
     totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
-    ratings = rating_table()
+    ratings = [] if updating else rating_table()
     rating = next((row for row in ratings if row.player_id == player.pk), None)
     rivals = head_to_head(player=player, real_names=real_names)
+    ranked: Mapping[str, Any] = by_mode.get(scoring.RANKED, {})
     return PlayerProfile(
         player=player,
         name=player.shown_name(real=real_names),
         **totals,
-        ranked_played=by_mode.get(scoring.RANKED, {}).get("played", 0),
+        ranked_played=ranked.get("played", 0),
         wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
-        best_ranked_place=rating.best_place if rating else None,
+        best_ranked_place=best_ranked_place(player=player, ranked=ranked),
         rating=rating,
         rated_players=len(ratings),
         rivals=rivals,
@@ -177,6 +208,7 @@ def player_profile(
         history=Paginator(
             Career(player, rating.matches if rating else 0), HISTORY_PER_PAGE
         ).get_page(page),
+        updating=updating,
     )
 
 
@@ -206,7 +238,7 @@ def describe(profile: PlayerProfile) -> list[str]:
                 "All at winner-takes-all tables, where only the winner is named and no points are kept."
             )
         )
-    if profile.ranked_played:
+    if profile.ranked_played and profile.best_ranked_place is not None:
         sentences.append(
             ngettext(
                 "At ranked tables: %(points)s point, best place %(best)s.",
@@ -218,7 +250,9 @@ def describe(profile: PlayerProfile) -> list[str]:
                 "best": scoring.place_label(scoring.RANKED, profile.best_ranked_place),
             }
         )
-    if profile.rating is not None:
+    if profile.updating:
+        sentences.append(str(UPDATING))
+    elif profile.rating is not None:
         rating = profile.rating
         template = (
             _(
@@ -231,7 +265,9 @@ def describe(profile: PlayerProfile) -> list[str]:
             template
             % {"rating": rating.shown, "rank": ordinal(rating.rank), "count": profile.rated_players}
         )
-    if profile.longest_run:
+    if profile.updating:
+        pass  # the run is the ratings' career: told with them once settled
+    elif profile.longest_run:
         sentences.append(
             ngettext(
                 "Longest winning run: %(count)s match.",
@@ -287,14 +323,16 @@ def _rating_json(row: RatingRow | None) -> dict | None:
     return {key: data[key] for key in ("rank", "matches", "mu", "sigma", "ordinal", "provisional")}
 
 
-def player_api(*, player: Player, real_names: bool = False) -> dict:
+def player_api(*, player: Player, real_names: bool = False, updating: bool = False) -> dict:
     """The read-only JSON document about one player, every name as the public reads it
-    unless real_names (a host)."""
+    unless real_names (a host). updating: a ratings replay is pending, so the rating is
+    null (never a half-replayed one) and "updating" says why."""
     rivals = head_to_head(player=player, real_names=real_names)
     return {
         "id": player.pk,
         "player": player.shown_name(real=real_names),
         "totals": player_totals(player=player),
-        "rating": _rating_json(player_rating(player=player)),
+        "rating": None if updating else _rating_json(player_rating(player=player)),
+        "updating": updating,
         "head_to_head": [rival.as_json() for rival in rivals],
     }

@@ -1,9 +1,11 @@
+import datetime
+
 from django import template
 from django.conf import settings
 from django.utils.html import format_html, format_html_join
 
 from matches.org.hosts import host_name_for, may_change_table
-from matches.rules import scoring
+from matches.rules import nights, scoring
 from matches.web.story import signed as signed_change
 
 register = template.Library()
@@ -25,6 +27,14 @@ def shown_place(place: int | None, mode: str) -> int | None:
 def place_label(place: int, mode: str) -> str:
     """A finished place in words: "4th" at a ranked table; "winner" or "out" otherwise."""
     return scoring.place_label(mode, place)
+
+
+@register.filter
+def night_of(moment: datetime.datetime | None) -> datetime.date | None:
+    """The night a moment belongs to (rules.nights: a night starts at noon), so a page
+    names it as the TV and the night's story do: 01:36 on the 7th is the night of the 6th.
+    `{{ table.created_at|night_of|date:"DATE_FORMAT" }}`."""
+    return None if moment is None else nights.night_of(moment)
 
 
 @register.filter

@@ -66,13 +66,31 @@ def score_words(story: Story, score: int) -> str:
     return ngettext("%(n)d win", "%(n)d wins", score) % {"n": score}
 
 
+def ahead_words(story: Story, words: Words = PLAIN) -> str | None:
+    """ "ahead of Ben on wins": the tie-break that crowned a lone champion level on score
+    with the runner-up, as the standings word it; None when the score alone did."""
+    if story.ahead_on is None or story.ahead_of is None:
+        return None
+    templates = {
+        "wins": gettext("ahead of %(name)s on wins"),
+        "seconds": gettext("ahead of %(name)s on 2nds"),
+        "thirds": gettext("ahead of %(name)s on 3rds"),
+        "played": gettext("ahead of %(name)s on fewer played"),
+    }
+    return words.say(templates[story.ahead_on], {"name": words.name(story.ahead_of)})
+
+
 def champion_sentence(story: Story, words: Words = PLAIN) -> str:
-    """Who was champion of the night, on what; shared when level."""
+    """Who was champion of the night, on what (and the tie-break, when one decided it);
+    shared only when level on every step of the night's order."""
     if not story.champions:
         return gettext("No match was filed this night.")
     score = score_words(story, story.champion_score)
     names = [words.name(line.player) for line in story.champions]
     if len(names) == 1:
+        if (ahead := ahead_words(story, words)) is not None:
+            template = gettext("Champion of the night: %(name)s, with %(score)s, %(ahead)s.")
+            return words.say(template, {"name": names[0], "score": score, "ahead": ahead})
         template = gettext("Champion of the night: %(name)s, with %(score)s.")
         return words.say(template, {"name": names[0], "score": score})
     template = gettext("Shared champions of the night, level on %(score)s: %(names)s.")
@@ -149,12 +167,18 @@ def line_words(story: Story, line: StoryLine) -> str:
     return f"{line.player}: {', '.join(parts)}"
 
 
+def place_number(line: StoryLine) -> str:
+    """ "1." or, shared, "=1.", as the standings write a shared rank."""
+    return f"{'=' if line.shared else ''}{line.place}."
+
+
 def share_text(story: Story, url: str) -> str:
     """The short version to copy into the pub's group chat: plain text, one fact a line."""
     lines = [night_title(story), champion_sentence(story)]
     if story.lines:
         lines.append("")
-        lines += [f"{n}. {line_words(story, line)}" for n, line in enumerate(story.lines, 1)]
+        # Numbered by the night's places: players level on every step share one ("=1.").
+        lines += [f"{place_number(line)} {line_words(story, line)}" for line in story.lines]
         lines.append("")
         lines += run_sentences(story)
         if upset := upset_sentence(story):

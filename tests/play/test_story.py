@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from matches.models import Match, RatingChange, Table
-from matches.play import story
+from matches.play import story, tonight
 from matches.play.services.tables import table_close
 from matches.ratings.engine import shown_rating
 from tests.factories import make_table, open_match, tap
@@ -26,7 +26,7 @@ def lines(night):
 
 
 class TestRanked:
-    def test_a_tie_on_points_is_a_shared_championship(self):
+    def test_level_on_points_the_tie_breaks_crown_one_as_tonight_does(self):
         table = make_table()
         # Dev 1st, Cara 2nd, Alice 3rd, Ben 4th; then Alice 1st, Cara 2nd, Ben 3rd, Dev 4th.
         play(table, ["Ben", "Alice", "Cara"], ["Dev", "Ben", "Cara"])
@@ -37,10 +37,33 @@ class TestRanked:
             ("Dev", 2, 1, 3, [1, 4]),
             ("Ben", 2, 0, 1, [4, 3]),
         ]
-        # Level on points: shared, though Alice has a win more (listed first for it).
-        assert [p.player for p in night.champions] == ["Alice", "Cara"]
+        # Level on 4 points, Alice has a win more: the standings' order crowns her alone,
+        # as the Tonight panel beside the story does.
+        assert [(p.player, p.place, p.shared) for p in night.lines] == [
+            ("Alice", 1, False), ("Cara", 2, False), ("Dev", 3, False), ("Ben", 4, False),
+        ]  # fmt: skip
+        assert [p.player for p in night.champions] == ["Alice"]
+        assert (night.ahead_on, night.ahead_of) == ("wins", "Cara")
+        assert [r.person.name for r in tonight.table_tonight(table=table) if r.leads] == ["Alice"]
         assert night.champion_score == 4
         assert night.matches == 2
+
+    def test_level_on_every_step_is_a_shared_championship(self):
+        table = make_table()
+        # Dev 1st, Alice 2nd, Cara 3rd; then Alice 1st, Dev 2nd, Cara 3rd: Dev and Alice
+        # are level on points, wins, 2nds, 3rds and matches played.
+        play(table, ["Ben", "Cara", "Alice"], ["Ben", "Cara", "Dev"])
+        night = story.night_story(table=table)
+        assert [(p.player, p.points, p.place, p.shared) for p in night.lines] == [
+            ("Alice", 5, 1, True), ("Dev", 5, 1, True), ("Cara", 2, 3, False),
+            ("Ben", 0, 4, False),
+        ]  # fmt: skip
+        assert [p.player for p in night.champions] == ["Alice", "Dev"]
+        assert night.ahead_on is None
+        assert [r.person.name for r in tonight.table_tonight(table=table) if r.leads] == [
+            "Alice",
+            "Dev",
+        ]
 
     def test_one_champion_when_ahead_on_points(self):
         table = make_table()

@@ -10,7 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matches.models import Player, PlayerRating
+from matches.ratings import steps
 from matches.ratings.engine import shown_rating
+from matches.ratings.steps import ratings_settle
 from matches.results import profile
 from matches.results.players import services as player_records
 from tests.factories import make_table, tap
@@ -266,3 +268,104 @@ class TestHistory:
         ben = Player.objects.get(name="Ben")
         player_records.player_rename(player_id=ben.pk, name="Benedict", by=host)
         assert ">ahead of Benedict 2–0 in 2</a>" in page(client, "Ann")
+
+
+def x_labels(html: str) -> list[str]:
+    """The chart's match-number axis labels."""
+    return re.findall(r'text-anchor="middle">(\d+)</text>', html)
+
+
+class TestWhileTheRatingsReplay:
+    """Right after a merge or its undo the ratings replay runs in the background: a player
+    page shows settled figures, or says they are updating, never a half-replayed mix."""
+
+    @pytest.fixture
+    def manual(self, settings):
+        settings.RATINGS_REPLAY = "manual"  # the replay waits until the test settles it
+        steps._kept.clear()
+        yield
+        steps._kept.clear()
+
+    @pytest.fixture
+    def league(self, manual, host):
+        """Ann won twice at a winner-takes-all table; Zed finished 6th, 5th and 4th at a
+        ranked one."""
+        wta = make_table(host=host, players=["Ann", "Cy", "Dee"], mode="winner_takes_all")
+        crown(wta, ["Cy", "Dee"])
+        crown(wta, ["Dee", "Cy"])
+        others = ["Bo", "Eve", "Finn", "Gus", "Hal"]
+        ranked = make_table(host=host, players=["Zed", *others], name="Ranked")
+        crown(ranked, ["Zed", *others[:4]])
+        crown(ranked, ["Bo", "Zed", *others[1:4]])
+        crown(ranked, ["Bo", "Eve", "Zed", *others[2:4]])
+        return Player.objects.get(name="Ann"), Player.objects.get(name="Zed")
+
+    def test_a_merge_pending_its_replay_says_so_and_shows_no_rating(
+        self, league, host, client, django_assert_num_queries
+    ):
+        ann, _zed = league
+        player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
+        url = reverse("matches:player", args=[ann.pk])
+        # Player, stamp, whether the ratings are updating, totals by mode, the best ranked
+        # place (no podium: one read of the seats), head-to-head, best night.
+        with django_assert_num_queries(7):
+            html = client.get(url).content.decode()
+        assert summary(html)[:4] == [
+            "Ann has played 5 filed matches and won 2 of them (40.0%).",
+            "3 at ranked tables and 2 at winner-takes-all tables.",
+            "At ranked tables: 0 points, best place 4th.",
+            "Ratings are being updated after a change to past matches: the rating, the "
+            "winning run, the chart and the match history show here again in a moment.",
+        ]
+        assert '<figure class="chart">' not in html and ">Rating</dt>" not in html
+        assert ">Longest winning run</dt>" not in html
+        assert "The match history shows again once the ratings are updated." in html
+        assert '<meta http-equiv="refresh" content="5">' in html
+        ratings_settle()
+        html = client.get(url).content.decode()
+        rating = PlayerRating.objects.get(player=ann)
+        assert f"Rating {shown_rating(rating.mu, rating.sigma)}, " in " ".join(summary(html))
+        assert "At ranked tables: 0 points, best place 4th." in summary(html)
+        assert x_labels(html) == ["1", "2", "3", "4", "5"]
+        assert 'http-equiv="refresh"' not in html
+
+    def test_a_merged_players_best_ranked_place_below_the_podium(self, league, host, client):
+        ann, _zed = league
+        player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
+        html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+        # Zed's places, 6th, 5th and 4th, are Ann's now: never "best place out".
+        assert "At ranked tables: 0 points, best place 4th." in summary(html)
+        assert "best place out" not in html
+
+    def test_right_after_undo_merge_no_half_state(self, league, host, client):
+        ann, _zed = league
+        merge = player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
+        ratings_settle()
+        player_records.player_merge_undo(merge_id=merge.pk, by=host)
+        url = reverse("matches:player", args=[ann.pk])
+        html = client.get(url).content.decode()
+        # Ann's own two matches are settled; nothing read from the ratings is shown.
+        assert summary(html)[0] == "Ann has played 2 filed matches and won 2 of them (100.0%)."
+        assert not any(s.startswith("Rating ") for s in summary(html))
+        assert '<figure class="chart">' not in html and " of 12 rated players" not in html
+        assert "Ratings are being updated" in html
+        zed = Player.objects.get(name="Zed")
+        zed_html = client.get(reverse("matches:player", args=[zed.pk])).content.decode()
+        assert "At ranked tables: 0 points, best place 4th." in summary(zed_html)
+        api = client.get(reverse("matches:api_player", args=[ann.pk])).json()
+        assert (api["rating"], api["updating"]) == (None, True)
+        ratings_settle()
+        html = client.get(url).content.decode()
+        assert x_labels(html) == ["1", "2"]
+        rating = PlayerRating.objects.get(player=ann)
+        assert f"Rating {shown_rating(rating.mu, rating.sigma)}, " in " ".join(summary(html))
+        api = client.get(reverse("matches:api_player", args=[ann.pk])).json()
+        assert api["updating"] is False and api["rating"]["matches"] == 2
+
+    def test_in_portuguese(self, league, host, client):
+        ann, _zed = league
+        player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
+        url = reverse("matches:player", args=[ann.pk])
+        html = client.get(url, HTTP_ACCEPT_LANGUAGE="pt").content.decode()
+        assert "As cotações estão a ser atualizadas depois de uma alteração" in html
+        assert "O histórico de partidas volta a aparecer quando as cotações" in html

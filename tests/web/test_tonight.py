@@ -264,3 +264,90 @@ class TestShareCard:
         portuguese = client.get(card_url(night), HTTP_ACCEPT_LANGUAGE="pt")
         assert english["ETag"] != portuguese["ETag"]
         assert english.content != portuguese.content
+
+
+def _crowned(html: str) -> dict[str, list[str]]:
+    """Who each panel of a page crowns: the story's lines and the Tonight panel's rows."""
+    story_html = html.split('class="night-story"', 1)[1].split("</section>", 1)[0]
+    tonight_html = html.split('class="tonight"', 1)[1].split("</section>", 1)[0]
+    return {
+        "story": re.findall(r'<tr class="leader"><th scope="row">([^<]+)</th>', story_html),
+        "tonight": re.findall(
+            r'<tr class="leader"><th scope="row"><span class="crown" aria-hidden="true">♛</span> '
+            r"([^<]+)</th>",
+            tonight_html,
+        ),
+    }
+
+
+@pytest.fixture
+def level_on_points(host):
+    """Alice and Cara level on 4 points; Alice has a win, Cara none: Alice leads."""
+    table = make_table()
+    play(table, ["Ben", "Alice", "Cara"], ["Dev", "Ben", "Cara"])
+    return table
+
+
+@pytest.fixture
+def level_on_everything(host):
+    """Alice and Dev level on points, wins, 2nds, 3rds and matches played: shared."""
+    table = make_table()
+    play(table, ["Ben", "Cara", "Alice"], ["Ben", "Cara", "Dev"])
+    return table
+
+
+class TestOneRuleForTheNightsLeaders:
+    """The story, the TV, Tonight, the home card, the share card and the text to copy crown
+    the same players: the standings' order (points, wins, 2nds, 3rds, fewer played), shared
+    only when level on every step."""
+
+    def test_a_closed_tv_crowns_one_champion_in_both_panels(self, level_on_points, client):
+        close(level_on_points)
+        html = client.get(reverse("matches:tv", args=[level_on_points.pk])).content.decode()
+        assert (
+            "Champion of the night: <bdi>Alice</bdi>, with 4 points, ahead of <bdi>Cara</bdi> "
+            "on wins." in html
+        )
+        assert "Shared champions" not in html
+        assert _crowned(html) == {"story": ["Alice"], "tonight": ["Alice"]}
+
+    def test_a_shared_crown_is_shared_in_both_panels(self, level_on_everything, client):
+        close(level_on_everything)
+        html = client.get(reverse("matches:tv", args=[level_on_everything.pk])).content.decode()
+        assert (
+            "Shared champions of the night, level on 5 points: <bdi>Alice</bdi> and "
+            "<bdi>Dev</bdi>." in html
+        )
+        assert _crowned(html) == {"story": ["Alice", "Dev"], "tonight": ["Alice", "Dev"]}
+
+    def test_the_text_to_copy_numbers_a_shared_place_once(self, level_on_everything, client):
+        html = client.get(tonight_url(level_on_everything)).content.decode()
+        text = re.search(r'<textarea id="night-text"[^>]*>(.*?)</textarea>', html, re.S)[1]
+        numbered = [
+            line.split(":")[0] for line in text.splitlines() if line and line[0] in "=0123456789"
+        ]
+        assert numbered == ["=1. Alice", "=1. Dev", "3. Cara", "4. Ben"]
+
+    def test_the_text_to_copy_names_the_tie_break(self, level_on_points, client):
+        html = client.get(tonight_url(level_on_points), HTTP_ACCEPT_LANGUAGE="pt").content.decode()
+        text = re.search(r'<textarea id="night-text"[^>]*>(.*?)</textarea>', html, re.S)[1]
+        lines = text.splitlines()
+        assert lines[1] == "Melhor da noite: Alice, com 4 pontos, à frente de Cara em vitórias."
+        assert [line.split(":")[0] for line in lines[3:7]] == [
+            "1. Alice", "2. Cara", "3. Dev", "4. Ben",
+        ]  # fmt: skip
+
+    def test_the_share_card_golds_the_same_champion(self, level_on_points):
+        placed = share_card.layout(story.night_story(table=level_on_points))
+        gold = {line.text for line in placed if line.fill == share_card.GOLD and line.size < 44}
+        names = {"Alice", "Ben", "Cara", "Dev"}
+        assert gold & names == {"Alice"}
+
+    def test_the_home_card_crowns_as_tonight_does(
+        self, level_on_points, level_on_everything, client
+    ):
+        html = client.get(reverse("matches:home")).content.decode()
+        leaders = re.findall(r'<span class="leader">.*?<span class="name">([^<]+)</span>', html)
+        # Newest table first: level on everything (two leaders), then level on points (one).
+        assert leaders == ["Alice", "Dev", "Alice"]
+        assert html.count("Tonight’s leaders") == 1

@@ -26,6 +26,18 @@ MERGE_CHANGED = _(
     "“%(name)s” is not the record you confirmed any more (it was renamed or merged "
     "meanwhile); nothing was changed."
 )
+MERGE_SHOWS_HIDDEN = _(
+    "The public does not read “%(name)s”’s name: tick the box to show their results in "
+    "public under “%(shown)s”, or cancel; nothing was changed."
+)
+
+
+def merge_shows_hidden(*, keep: Player, drop: Player) -> bool:
+    """Whether merging drop into keep would show the public results it read under no name:
+    drop is hidden (or erased) and keep is shown by a name."""
+    return (drop.hidden or drop.erased_at is not None) and not (
+        keep.hidden or keep.erased_at is not None
+    )
 
 
 def players_to_merge(

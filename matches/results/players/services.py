@@ -22,7 +22,12 @@ from matches.org.hosts import User, require_host
 from matches.ratings import schedule
 from matches.results import tallies
 from matches.results.filing import players_merged, players_recount
-from matches.results.players.selectors import PLAYER_NOT_FOUND, players_to_merge
+from matches.results.players.selectors import (
+    MERGE_SHOWS_HIDDEN,
+    PLAYER_NOT_FOUND,
+    merge_shows_hidden,
+    players_to_merge,
+)
 from matches.rules.names import NAME_POSES_AS_A_RECORD, clean_name, name_key, reads_as_a_record
 
 PLAYER_NAME_TAKEN = _(
@@ -140,17 +145,31 @@ def _log(by: User, obj: Model, flag: int, message: str) -> None:
 
 @transaction.atomic
 def player_merge(
-    *, keep_id: int, other_name: str, by: User, other_id: int | None = None
+    *,
+    keep_id: int,
+    other_name: str,
+    by: User,
+    other_id: int | None = None,
+    show_hidden: bool = False,
 ) -> PlayerMerge:
     """Make the record called other_name part of keep; the PlayerMerge says what moved."""
     # Its seats, taps, wins, dealt games, tallies and head-to-head move, its rating history
     # is replayed as keep's, and the record goes. What moved is kept (PlayerMerge) so that
     # player_merge_undo can give it back. other_id: the record the host confirmed, refused
-    # if the name is another's by now.
+    # if the name is another's by now. show_hidden: the host confirmed that a hidden
+    # record's results go public under keep's name; refused without it (checked on the
+    # locked rows, so a record hidden since the confirmation page is never published).
     require_host(by, refusal=NOT_A_HOST)
     keep, drop = players_to_merge(
         keep_id=keep_id, other_name=other_name, other_id=other_id, lock=True
     )
+    if not show_hidden and merge_shows_hidden(keep=keep, drop=drop):
+        raise RuleError(
+            MERGE_SHOWS_HIDDEN,
+            code=Refusal.MERGE_SHOWS_HIDDEN,
+            name=drop.name,
+            shown=keep.shown_name(real=False),
+        )
     player_pages_refresh([keep.pk, drop.pk])
     record = PlayerMerge.objects.create(
         kept=keep,

@@ -40,6 +40,8 @@ class PlayerMergeConfirmForm(forms.Form):
 
     other = forms.CharField(max_length=NAME_MAX_LENGTH, widget=forms.HiddenInput)
     other_id = forms.IntegerField(min_value=1, max_value=2**63 - 1, widget=forms.HiddenInput)
+    # Asked (and required by the merge) only when the other record is hidden from the public.
+    show_hidden = forms.BooleanField(required=False)
 
 
 class PlayerPublicNameForm(forms.Form):

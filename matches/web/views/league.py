@@ -50,7 +50,9 @@ def api_ratings(request: HtmxHttpRequest) -> JsonResponse:
 def api_player(request: HtmxHttpRequest, player_id: int) -> JsonResponse:
     player = get_object_or_404(Player, pk=player_id)
     with translation.override(None):  # names as every other JSON gives them
-        document = profile.player_api(player=player, real_names=real_names(request))
+        document = profile.player_api(
+            player=player, real_names=real_names(request), updating=ratings_updating(request)
+        )
     return json_response(document)
 
 
@@ -62,13 +64,15 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
     real = real_names(request)
 
     def build() -> str:
-        shown = profile.player_profile(player=player, page=page, real_names=real)
+        # While a replay is pending nothing read from the ratings is shown (never half
+        # replayed): the page says so, and reloads itself until it has settled.
+        updating = ratings_updating(request)
+        shown = profile.player_profile(player=player, page=page, real_names=real, updating=updating)
         context = {
             "player": player,
             "profile": shown,
             "summary": profile.describe(shown),
             "chart": charts.player_chart(shown),
-            "ratings_updating": ratings_updating(request),
             "real_names": real,
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
@@ -98,5 +102,10 @@ def player_detail(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     body = _player_body(request, player, request.GET.get("page"))
     # The merges into this record that stand, each with its undo: for hosts only.
     merges = standing_merges_into(player_id=player.pk) if request.user.is_authenticated else []
-    context = {"player": player, "body": body, "merges": merges}
+    context = {
+        "player": player,
+        "body": body,
+        "merges": merges,
+        "ratings_updating": ratings_updating(request),
+    }
     return render(request, "matches/player.html", context)

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from matches.core.errors import RuleError
+from matches.core.errors import Refusal, RuleError
 from matches.models import Player, PlayerMerge
 from matches.results.players import selectors as player_selectors
 from matches.results.players import services as player_services
@@ -52,18 +52,32 @@ def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     form = PlayerMergeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            kept, other = player_selectors.player_merge_preview(
-                keep_id=player.pk, other_name=form.cleaned_data["other"]
-            )
+            return _confirmation(request, player, form.cleaned_data["other"])
         except RuleError as error:
             form.add_error(None, error.message)
-        else:
-            confirm = PlayerMergeConfirmForm(
-                initial={"other": other.player.name, "other_id": other.player.pk}
-            )
-            context = {"player": player, "sides": [kept, other], "confirm": confirm}
-            return render(request, "matches/player_merge_confirm.html", context)
     return _merge_form(request, player, form)
+
+
+def _confirmation(
+    request: HtmxHttpRequest, player: Player, other_name: str, error: str | None = None
+) -> HttpResponse:
+    """Both records side by side, and what the public will read after the merge; a
+    RuleError if they cannot be merged."""
+    kept, other = player_selectors.player_merge_preview(keep_id=player.pk, other_name=other_name)
+    confirm = PlayerMergeConfirmForm(
+        initial={"other": other.player.name, "other_id": other.player.pk}
+    )
+    context = {
+        "player": player,
+        "sides": [kept, other],
+        "confirm": confirm,
+        "error": error,
+        "shows_hidden": player_selectors.merge_shows_hidden(keep=kept.player, drop=other.player),
+        "hidden_as": other.player.shown_name(real=False),
+        "shown_as": kept.player.shown_name(real=False),
+    }
+    status = 200 if error is None else 400
+    return render(request, "matches/player_merge_confirm.html", context, status=status)
 
 
 def _merge_form(request: HtmxHttpRequest, player: Player, form: PlayerMergeForm) -> HttpResponse:
@@ -86,9 +100,16 @@ def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
                 keep_id=player.pk,
                 other_name=other,
                 other_id=confirm.cleaned_data["other_id"],
+                show_hidden=confirm.cleaned_data["show_hidden"],
                 by=request.user,
             )
         except RuleError as error:
+            if error.code == Refusal.MERGE_SHOWS_HIDDEN:
+                # The same page again, with the box to tick named.
+                try:
+                    return _confirmation(request, player, other, error=error.message)
+                except RuleError as later:
+                    error = later
             form.is_valid()
             form.add_error(None, error.message)
         else:
