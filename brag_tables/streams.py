@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
@@ -156,53 +156,13 @@ class Hub:
     async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer one stream request: a refusal, or the stream until the client leaves."""
         self._start()
-        if scope["method"] not in ("GET", "HEAD"):
-            await _plain(send, 405, b"Method not allowed\n", [(b"allow", b"GET, HEAD")])
+        admitted = self._admit(scope)
+        if isinstance(admitted, Refusal):
+            await _plain(send, *admitted)
             return
-        request = ASGIRequest(scope, io.BytesIO())
-        try:
-            host = request.get_host()
-        except DisallowedHost:
-            await _plain(send, 400, b"Bad request\n")
-            return
-        page = scope["path"][len(PREFIX) :] or "/"
-        try:
-            match = resolve(page)
-        except Resolver404:
-            match = None
-        followed = FOLLOWED.get(match.view_name) if match is not None else None
-        if match is None or followed is None:
-            await _plain(send, 404, b"No stream here\n")
-            return
-        address = request.META.get("REMOTE_ADDR") or ""
-        language = translation.get_language_from_request(request)
-        key = (page, scope.get("query_string", b""), language, host, request.scheme)
-        channel = self.channels.get(key)
-        if (
-            self.streams >= settings.BRAG_STREAMS_MAX
-            or self.per_address[address] >= settings.BRAG_STREAMS_PER_ADDRESS
-            or (channel is None and len(self.channels) >= CHANNELS_MAX)
-        ):
-            # The SSE spec's "do not reconnect": the page polls instead (static/js/stream.js).
-            await _plain(send, 204, b"")
-            return
-        if channel is None:
-            scope_name, with_league = followed
-            channel = Channel(
-                key,
-                page,
-                scope.get("query_string", b""),
-                language,
-                host.encode("idna"),
-                request.scheme or "http",
-                scope_name,
-                match.kwargs.get("table_id"),
-                with_league,
-            )
-            self.channels[key] = channel
-        last_id = request.META.get("HTTP_LAST_EVENT_ID")
-        del request
-        subscriber = Subscriber(address)
+        # Only what the stream needs stays referenced for its life (memory per stream).
+        channel, subscriber, last_id = admitted
+        del admitted
         self._join(channel, subscriber)
         try:
             # A new channel, or a page that saw another state (perhaps a newer one, on
@@ -210,19 +170,9 @@ class Hub:
             if channel.frame is None or (last_id is not None and last_id != channel.tag):
                 await self._render_now(channel)
             if channel.tag is None:  # the page itself answers no page (404, 400...)
-                await _plain(send, 404, b"No stream here\n")
+                await _plain(send, *NO_STREAM)
                 return
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"text/event-stream; charset=utf-8"),
-                        (b"cache-control", b"no-store"),
-                        (b"x-accel-buffering", b"no"),  # nginx: never hold events back
-                    ],
-                }
-            )
+            await send(_START)
             if scope["method"] == "HEAD":
                 await send({"type": "http.response.body", "body": b""})
                 return
@@ -230,14 +180,55 @@ class Hub:
             # screen back in the same instant. A ping at once: a page whose stream never
             # delivers (a buffering proxy) learns it within seconds and polls.
             retry = settings.BRAG_STREAM_RETRY_MS + random.randrange(2000)
-            first = f"retry: {retry}\n\n".encode() + _ping()
-            subscriber.pending = None  # what the render above handed over is sent here
+            opening = f"retry: {retry}\n\n".encode() + _ping()
+            await send({"type": "http.response.body", "body": opening, "more_body": True})
+            del opening
+            subscriber.pending = None  # the render above handed it over: it is sent here
             if last_id != channel.tag and channel.frame is not None:
-                first += channel.frame
-            await send({"type": "http.response.body", "body": first, "more_body": True})
+                await send({"type": "http.response.body", "body": channel.frame, "more_body": True})
             await self._stream(subscriber, receive, send)
         finally:
             self._leave(channel, subscriber)
+
+    def _admit(self, scope: Scope) -> "Refusal | tuple[Channel, Subscriber, str | None]":
+        """The channel a stream request joins, or the answer refusing it."""
+        if scope["method"] not in ("GET", "HEAD"):
+            return Refusal(405, b"Method not allowed\n", [(b"allow", b"GET, HEAD")])
+        request = ASGIRequest(scope, io.BytesIO())
+        try:
+            host = request.get_host()
+        except DisallowedHost:
+            return Refusal(400, b"Bad request\n")
+        page = scope["path"][len(PREFIX) :] or "/"
+        try:
+            match = resolve(page)
+        except Resolver404:
+            return NO_STREAM
+        followed = FOLLOWED.get(match.view_name)
+        if followed is None:
+            return NO_STREAM
+        address = request.META.get("REMOTE_ADDR") or ""
+        language = translation.get_language_from_request(request)
+        query = scope.get("query_string", b"")
+        key = (page, query, language, host, request.scheme)
+        channel = self.channels.get(key)
+        if (
+            self.streams >= settings.BRAG_STREAMS_MAX
+            or self.per_address[address] >= settings.BRAG_STREAMS_PER_ADDRESS
+            or (channel is None and len(self.channels) >= CHANNELS_MAX)
+        ):
+            # The SSE spec's "do not reconnect": the page polls instead (static/js/stream.js).
+            return Refusal(204, b"")
+        if channel is None:
+            scope_name, with_league = followed
+            table_id = match.kwargs.get("table_id")
+            scheme = request.scheme or "http"
+            channel = Channel(
+                key, page, query, language, host.encode("idna"), scheme, scope_name, table_id,
+                with_league,
+            )  # fmt: skip
+            self.channels[key] = channel
+        return channel, Subscriber(address), request.META.get("HTTP_LAST_EVENT_ID")
 
     async def _stream(self, subscriber: Subscriber, receive: Receive, send: Send) -> None:
         loop = asyncio.get_running_loop()
@@ -450,6 +441,24 @@ class Hub:
         return answer["status"], tag.decode() if tag else None, b"".join(answer["body"])
 
 
+class Refusal(NamedTuple):
+    status: int
+    body: bytes
+    headers: list = []
+
+
+NO_STREAM = Refusal(404, b"No stream here\n")
+_START = {
+    "type": "http.response.start",
+    "status": 200,
+    "headers": [
+        (b"content-type", b"text/event-stream; charset=utf-8"),
+        (b"cache-control", b"no-store"),
+        (b"x-accel-buffering", b"no"),  # nginx: never hold events back
+    ],
+}
+
+
 def _ping() -> bytes:
     return frame("ping", str(int(time.time() * 1000)))
 
@@ -464,7 +473,7 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
-async def _plain(send: Send, status: int, body: bytes, headers: list | None = None) -> None:
+async def _plain(send: Send, status: int, body: bytes, headers: list) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -472,7 +481,7 @@ async def _plain(send: Send, status: int, body: bytes, headers: list | None = No
             "headers": [
                 (b"content-type", b"text/plain; charset=utf-8"),
                 (b"cache-control", b"no-store"),
-                *(headers or []),
+                *headers,
             ],
         }
     )
