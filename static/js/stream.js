@@ -15,6 +15,9 @@
   var url = first.getAttribute("data-stream");
   var fetchOwn = first.getAttribute("data-stream-mode") === "fetch";
   var heartbeat = (parseInt(first.getAttribute("data-stream-heartbeat"), 10) || 20) * 1000;
+  // The table version the page was rendered at (a table's pages say it): a stream's first
+  // event of that same state is no news.
+  var renderedAt = parseInt(first.getAttribute("data-version"), 10);
 
   // The live region now: app.js may fetch the page's main part afresh (a close, a reopen).
   function current() {
@@ -27,6 +30,7 @@
   var silentTimer = null;
 
   function tell(state) {
+    current().setAttribute("data-stream-state", state); // for a look in the inspector
     document.dispatchEvent(new CustomEvent("brag:stream", { detail: { state: state } }));
   }
 
@@ -74,8 +78,13 @@
     if (id === shownId || older(id)) {
       return; // the state on screen, or one older than it (never go back)
     }
+    var first = shownId === null;
     shownId = id;
     var target = current();
+    var next = version(id);
+    if (first && next !== null && next.number === renderedAt) {
+      return; // the state the page was rendered with: nothing to fetch or swap
+    }
     if (fetchOwn) {
       htmx.trigger(target, "brag:changed");
       return;

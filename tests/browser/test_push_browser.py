@@ -9,7 +9,15 @@ import pytest
 from playwright.sync_api import expect
 
 from matches.play.services import tables as table_services
-from tests.browser.helpers import SYNC_TIMEOUT_MS, go_offline, go_online, tablet
+from tests.browser.helpers import (
+    SYNC_TIMEOUT_MS,
+    go_offline,
+    go_online,
+    host_tablet,
+    player_button,
+    settled,
+    tablet,
+)
 from tests.factories import WORKED_GAME, make_host, make_table, tap, undo
 from tests.pushing import ServedApp
 
@@ -31,6 +39,11 @@ def pushed(transactional_db, browser, monkeypatch):
     app.stop()
 
 
+def is_poll(request) -> bool:
+    """A poll: htmx's GETs are XHRs (app.js's fetch of a page after a reopen is not one)."""
+    return request.method == "GET" and request.resource_type == "xhr"
+
+
 class Watcher:
     """A page following a table: the polls it sent (htmx GETs of the page) and a mark that a
     reload would wipe."""
@@ -49,7 +62,7 @@ class Watcher:
         self.page.evaluate("document.getElementById('live').dataset.momentSeconds = '60'")
 
     def _seen(self, request) -> None:
-        if request.method == "GET" and request.headers.get("hx-request"):
+        if is_poll(request):
             self.polls.append(request.url)
 
     def still_the_same_page(self) -> bool:
@@ -63,7 +76,7 @@ def test_a_phone_and_the_tv_follow_a_night_as_it_happens(browser, pushed):
 
     tap(table, "Dev")
     expect(tv.page.locator(".tv-out")).to_contain_text("Dev", timeout=PUSHED_MS)
-    expect(phone.page.locator("#live")).to_contain_text("Dev", timeout=PUSHED_MS)
+    expect(phone.page.locator(".out-list")).to_contain_text("Dev", timeout=PUSHED_MS)
 
     tap(table, "Cara")
     tap(table, "Ben")  # Alice crowned: the moment on both screens
@@ -93,7 +106,7 @@ def test_a_phone_and_the_tv_follow_a_night_as_it_happens(browser, pushed):
 
     tap(table, "Alice")  # the reopened table's first tap reaches both, still pushed
     expect(tv.page.locator(".tv-out")).to_contain_text("Alice", timeout=PUSHED_MS)
-    expect(phone.page.locator("#live")).to_contain_text("Alice", timeout=PUSHED_MS)
+    expect(phone.page.locator(".out-list")).to_contain_text("Alice", timeout=PUSHED_MS)
 
     for watcher in (tv, phone):
         assert watcher.still_the_same_page()
@@ -109,8 +122,9 @@ def test_a_phone_that_lost_the_wifi_catches_up_when_it_is_back(browser, pushed):
     tap(table, "Dev")
     tap(table, "Cara")
     go_online(phone.context)
-    expect(phone.page.locator("#live")).to_contain_text("Cara", timeout=SYNC_TIMEOUT_MS + 5000)
-    expect(phone.page.locator("#live")).to_contain_text("Dev")
+    out = phone.page.locator(".out-list")
+    expect(out).to_contain_text("Cara", timeout=SYNC_TIMEOUT_MS + 5000)
+    expect(out).to_contain_text("Dev")
     expect(status).to_contain_text("live · up to date", timeout=SYNC_TIMEOUT_MS)
     assert phone.still_the_same_page()
 
@@ -122,5 +136,27 @@ def test_without_javascript_the_pages_still_follow(browser, pushed):
     page.goto(f"{pushed}/tables/{table.pk}/")
     tap(table, "Dev")
     # The page refreshes itself (its noscript refresh) and shows the tap.
-    expect(page.locator("#live")).to_contain_text("Dev", timeout=15000)
+    expect(page.locator(".out-list")).to_contain_text("Dev", timeout=15000)
     context.close()
+
+
+def test_the_hosts_other_tablet_fetches_its_own_board_when_told(browser, pushed):
+    table = make_table(players=WORKED_GAME)
+    tablet_a = host_tablet(browser, pushed, table)
+    tablet_b = host_tablet(browser, pushed, table)
+    polls: list[str] = []
+    tablet_b.on("request", lambda request: polls.append(request.url) if is_poll(request) else None)
+
+    expect(tablet_b.locator("#live")).to_have_attribute(
+        "data-stream-state", "live", timeout=SYNC_TIMEOUT_MS
+    )
+    tablet_b.wait_for_timeout(4000)  # a poll's interval and more: the stream is live
+    assert polls == []
+    player_button(tablet_a, "Dev").tap()
+    settled(tablet_a)
+    # Tablet B is told, and fetches its own board: the host's, with its tap buttons.
+    expect(tablet_b.locator(".tile.is-out[data-player]").filter(has_text="Dev")).to_have_count(
+        1, timeout=PUSHED_MS
+    )
+    expect(player_button(tablet_b, "Cara")).to_be_enabled()
+    assert len(polls) >= 1 and all(url.endswith(f"/tables/{table.pk}/") for url in polls)
