@@ -73,7 +73,7 @@ class RequestBodyLimitMiddleware:
 
 def _declared_length_over(content_length: str | None, limit: int) -> bool:
     """The Content-Length header says more than limit. A length with more digits than int()
-    converts (4,300) is over it, not a 500; a malformed one is the WSGI server's to refuse
+    converts (4,300) is over it, not a 500; a malformed one is the server's to refuse
     (Django reads no body for it)."""
     digits = (content_length or "").strip().lstrip("0")
     if not (digits.isascii() and digits.isdigit()):
