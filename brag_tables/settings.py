@@ -88,7 +88,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "matches.web.middleware.CSPMiddleware",
+    # django-csp's own: the policy below on every answer, a view's csp_update() and the like.
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "matches.web.middleware.FirstHostMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
