@@ -98,11 +98,11 @@ clean:
 bench: setup-dev
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-# gunicorn under load, then a SIGKILL mid-run: SQLite, and PostgreSQL when one is reachable
-# (there also two gunicorns on one database, taps spread across both).
+# uvicorn (brag_tables/serving.py) under load, then a SIGKILL mid-run: SQLite, and PostgreSQL
+# when one is reachable (there also two uvicorns on one database, taps spread across both).
 # LOADTEST_ARGS=--short is the CI size. LOADTEST_ARGS=--spectator-capacity (with --short in CI)
-# instead finds how many spectators polling every 3 s one gunicorn worker (gthread, as
-# gunicorn.conf.py sets it) holds with p95 < 50 ms.
+# instead finds how many spectators polling every 3 s one uvicorn worker process holds with
+# p95 < 50 ms.
 LOADTEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/brag_load
 loadtest: setup-dev
 	$(PY) loadtest/run.py $(LOADTEST_ARGS)

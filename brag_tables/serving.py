@@ -84,12 +84,15 @@ def command(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Serve Brag Tables with uvicorn.")
+    parser = argparse.ArgumentParser(
+        description="Serve Brag Tables with uvicorn; any other option is uvicorn's own "
+        "(--ssl-certfile, --ssl-keyfile, ...) and is passed on to it."
+    )
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=None)
-    args = parser.parse_args(argv)
-    argv_ = command(host=args.host, port=args.port, workers=args.workers)
+    args, more = parser.parse_known_args(argv)
+    argv_ = [*command(host=args.host, port=args.port, workers=args.workers), *more]
     # uvicorn takes this process's place: Ctrl+C and a supervisor's signals reach it directly.
     os.execv(argv_[0], argv_)  # noqa: S606
 

@@ -5,7 +5,7 @@ tests run uvicorn as serving.command() builds it, on a free port of 127.0.0.1 on
 An async server holds no thread for a client: a client that never closes, trickles its
 request or sends a broken one costs a socket and what it sent (its head at most
 serving.HEAD_MAX_BYTES, its body at most REQUEST_BODY_MAX_BYTES), never another client's
-time. The old gunicorn worker answered each such client on its main loop, about 2 s per
+time. The old hand-made worker answered each such client on its main loop, about 2 s per
 "Connection: close" client that kept its end open and 10 s for a bare-LF request."""
 
 import contextlib
@@ -371,3 +371,11 @@ class TestRequestLimits:
                 time.sleep(0.25)
             slow.sendall(b"x=ab")
             assert status_line(slow) == b"HTTP/1.1 403 Forbidden"  # whole, then CSRF's
+
+
+def test_the_module_becomes_uvicorn_with_uvicorns_own_options_passed_on(monkeypatch):
+    became = []
+    monkeypatch.setattr(os, "execv", lambda path, argv: became.append((path, argv)))
+    serving.main(["--host", "::", "--port", "8443", "--ssl-certfile", "lan.pem"])
+    command = serving.command(host="::", port=8443)
+    assert became == [(command[0], [*command, "--ssl-certfile", "lan.pem"])]
