@@ -23,6 +23,7 @@ docs/operating.md says how to serve it yourself and what a proxy in front needs.
 
 import argparse
 import os
+import socket
 import sys
 
 APPLICATION = "brag_tables.asgi:application"
@@ -42,13 +43,18 @@ def behind_proxy() -> bool:
 
 
 def options(
-    *, host: str, port: int, workers: int | None = None, log_level: str | None = None
+    *,
+    host: str,
+    port: int,
+    workers: int | None = None,
+    log_level: str | None = None,
+    fd: int | None = None,
 ) -> list[str]:
     """uvicorn's command-line options for serving on host:port (an IPv6 address as it is,
-    no brackets). workers None: WEB_CONCURRENCY's, else one."""
+    no brackets), or on the listening socket fd. workers None: WEB_CONCURRENCY's, else one."""
+    bind = ["--fd", str(fd)] if fd is not None else ["--host", host, "--port", str(port)]
     args = [
-        "--host", host,
-        "--port", str(port),
+        *bind,
         "--http", HTTP,
         "--h11-max-incomplete-event-size", str(HEAD_MAX_BYTES),
         "--loop", "uvloop",
@@ -72,6 +78,7 @@ def command(
     workers: int | None = None,
     log_level: str | None = None,
     application: str = APPLICATION,
+    fd: int | None = None,
 ) -> list[str]:
     """The whole command that serves application (module:name) with this Python's uvicorn."""
     return [
@@ -79,8 +86,20 @@ def command(
         "-m",
         "uvicorn",
         application,
-        *options(host=host, port=port, workers=workers, log_level=log_level),
+        *options(host=host, port=port, workers=workers, log_level=log_level, fd=fd),
     ]
+
+
+def dual_stack_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on an IPv6 address that takes IPv4 connections too, for uvicorn's
+    --fd. `make run HOST=::` prints the machine's IPv4 LAN address for the tablets, but
+    uvicorn (through asyncio) binds an IPv6 address for IPv6 alone."""
+    sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    sock.bind((host, port))
+    sock.set_inheritable(True)  # uvicorn, which takes this process's place, serves on it
+    return sock
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -92,7 +111,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--workers", type=int, default=None)
     args, more = parser.parse_known_args(argv)
-    argv_ = [*command(host=args.host, port=args.port, workers=args.workers), *more]
+    listening = dual_stack_socket(args.host, args.port) if ":" in args.host else None
+    fd = listening.fileno() if listening is not None else None
+    argv_ = [*command(host=args.host, port=args.port, workers=args.workers, fd=fd), *more]
     # uvicorn takes this process's place: Ctrl+C and a supervisor's signals reach it directly.
     os.execv(argv_[0], argv_)  # noqa: S606
 

@@ -373,9 +373,38 @@ class TestRequestLimits:
             assert status_line(slow) == b"HTTP/1.1 403 Forbidden"  # whole, then CSRF's
 
 
-def test_the_module_becomes_uvicorn_with_uvicorns_own_options_passed_on(monkeypatch):
-    became = []
-    monkeypatch.setattr(os, "execv", lambda path, argv: became.append((path, argv)))
-    serving.main(["--host", "::", "--port", "8443", "--ssl-certfile", "lan.pem"])
-    command = serving.command(host="::", port=8443)
-    assert became == [(command[0], [*command, "--ssl-certfile", "lan.pem"])]
+class TestTheModuleBecomesUvicorn:
+    @pytest.fixture
+    def became(self, monkeypatch) -> list:
+        became: list = []
+        monkeypatch.setattr(os, "execv", lambda path, argv: became.append((path, argv)))
+        return became
+
+    def test_with_uvicorns_own_options_passed_on(self, became):
+        serving.main(["--host", "127.0.0.1", "--port", "8443", "--ssl-certfile", "lan.pem"])
+        command = serving.command(host="127.0.0.1", port=8443)
+        assert became == [(command[0], [*command, "--ssl-certfile", "lan.pem"])]
+
+    def test_an_ipv6_address_takes_ipv4_clients_too(self, monkeypatch):
+        """`make run HOST=::` prints the IPv4 LAN address for the tablets; uvicorn alone
+        would bind :: for IPv6 only (asyncio sets IPV6_V6ONLY). The socket is bound, never
+        listening: nothing reaches it."""
+        port = free_port()
+        seen = {}
+
+        def execv(path: str, argv: list[str]) -> None:  # the socket uvicorn would get
+            fd = int(flags(argv)["--fd"])
+            sock = socket.socket(fileno=os.dup(fd))
+            with sock:
+                seen.update(
+                    argv=argv,
+                    inheritable=os.get_inheritable(fd),
+                    address=sock.getsockname()[:2],
+                    v6only=sock.getsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY),
+                )
+
+        monkeypatch.setattr(os, "execv", execv)
+        serving.main(["--host", "::", "--port", str(port)])
+        assert "--host" not in seen["argv"] and "--port" not in seen["argv"]
+        assert seen["inheritable"] and seen["address"] == ("::", port)
+        assert seen["v6only"] == 0
