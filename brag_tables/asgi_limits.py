@@ -14,16 +14,17 @@ ASGI specification (https://asgi.readthedocs.io/en/latest/specs/www.html):
 
 Everything else (and any non-HTTP scope) passes through untouched."""
 
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
+Scope = dict[str, Any]
+Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# Any ASGI application: Django's handler types its own arguments more loosely.
+ASGIApp = Callable[..., Awaitable[None]]
 
 
 def limit_bodies(app: ASGIApp) -> ASGIApp:
