@@ -7,8 +7,11 @@ below, so every way we serve uses the same options:
 
 - h11, uvicorn's pure-Python HTTP/1.1 parser, because it bounds a request's head
   (--h11-max-incomplete-event-size, HEAD_MAX_BYTES below: a longer head is answered 400);
-  httptools parses faster but keeps whatever head a client sends (a 200 MB header line grew
-  one process by 300 MB), and uvicorn has no option to bound it. uvloop is the event loop;
+  httptools keeps whatever head a client sends (a 200 MB header line grew one process by
+  300 MB) and uvicorn has no option to bound it; a request cost the same CPU with either
+  (about 1.5 ms, nearly all Django's). uvloop is the event loop;
+- an IPv6 address (`make run HOST=::`) takes IPv4 clients too, as the LAN address printed
+  for the tablets needs: main() binds that socket itself and hands it over with --fd;
 - one worker process, or WEB_CONCURRENCY of them (uvicorn reads it itself);
 - connections kept alive 5 s, longer than the spectators' 3 s poll, so the next poll finds
   its connection open;
