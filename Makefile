@@ -1,6 +1,6 @@
-# Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite) with gunicorn, as
-# configured in gunicorn.conf.py; `make test` runs the whole suite. Both set up .venv from the
-# pinned requirements first.
+# Brag Tables. `make run` serves the app on http://127.0.0.1:8000 (SQLite) with uvicorn, with
+# the options in brag_tables/serving.py; `make test` runs the whole suite. Both set up .venv
+# from the pinned requirements first.
 # `make run HOST=0.0.0.0` serves the pub's wifi too: the machine's LAN address is allowed
 # automatically and printed with a QR code for the tablets. PORT=8080 picks another port.
 # `make dev` is the same with Django's autoreloading development server, for working on it.
@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# gunicorn's --bind wants an IPv6 address in brackets (HOST=:: or HOST=::1).
+# runserver wants an IPv6 address in brackets (HOST=:: or HOST=::1); uvicorn takes it bare.
 BIND := $(if $(findstring :,$(HOST)),[$(HOST)],$(HOST)):$(PORT)
 # A local run is plain HTTP; production keeps the HTTPS hardening on (see docs/operating.md).
 LOCAL_ENV := DJANGO_HTTPS=$${DJANGO_HTTPS:-0}
@@ -44,9 +44,10 @@ serve-setup: migrate
 	@$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py lan_address --host $(HOST) --port $(PORT)
 	@echo "Ctrl+C to stop."
 
-# The night's server: gunicorn with gunicorn.conf.py's workers (read from this directory).
+# The night's server: uvicorn with brag_tables/serving.py's options, one worker process
+# (WEB_CONCURRENCY=3 make run for three).
 run: serve-setup
-	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(VENV)/bin/gunicorn brag_tables.wsgi --bind $(BIND)
+	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) -m brag_tables.serving --host $(HOST) --port $(PORT)
 
 # Django's development server, which reloads on every code change: not for the night.
 dev: serve-setup
@@ -97,11 +98,11 @@ clean:
 bench: setup-dev
 	$(PY) bench/run.py $(BENCH_ARGS)
 
-# gunicorn under load, then a SIGKILL mid-run: SQLite, and PostgreSQL when one is reachable
-# (there also two gunicorns on one database, taps spread across both).
+# uvicorn (brag_tables/serving.py) under load, then a SIGKILL mid-run: SQLite, and PostgreSQL
+# when one is reachable (there also two uvicorns on one database, taps spread across both).
 # LOADTEST_ARGS=--short is the CI size. LOADTEST_ARGS=--spectator-capacity (with --short in CI)
-# instead finds how many spectators polling every 3 s one gunicorn worker (gthread, as
-# gunicorn.conf.py sets it) holds with p95 < 50 ms.
+# instead finds how many spectators polling every 3 s one uvicorn worker process holds with
+# p95 < 50 ms.
 LOADTEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/brag_load
 loadtest: setup-dev
 	$(PY) loadtest/run.py $(LOADTEST_ARGS)

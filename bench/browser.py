@@ -1,5 +1,5 @@
 """Make bench's real-browser row: from Chromium, the round trip of a tap (the htmx
-POST's fetch, its answer read) against a one-row write on the same gunicorn, both from the
+POST's fetch, its answer read) against a one-row write on the same uvicorn, both from the
 table page, alternating, so network stack, middleware and session cost the same.
 
     python bench/run.py --browser [--matches 2000] [--repeat 40]
@@ -50,7 +50,7 @@ def _wait_for(port: int) -> None:
                 return
         except OSError:
             time.sleep(0.1)
-    raise RuntimeError("gunicorn did not start")
+    raise RuntimeError("uvicorn did not start")
 
 
 def main(*, matches: int, repeat: int) -> None:
@@ -93,14 +93,18 @@ def main(*, matches: int, repeat: int) -> None:
     session["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
     session["_auth_user_hash"] = host.get_session_auth_hash()
     session.create()
-    connection.close()  # gunicorn's worker writes from here on
+    connection.close()  # uvicorn's worker writes from here on
 
-    gunicorn = str(Path(python).with_name("gunicorn"))
-    server = subprocess.Popen(
-        [gunicorn, "bench.wsgi", "--bind", f"127.0.0.1:{PORT}", "--workers", "1",
-         "--log-level", "warning"],
-        cwd=ROOT, env=env, start_new_session=True,
-    )  # fmt: skip
+    from brag_tables import serving
+
+    command = serving.command(
+        host="127.0.0.1",
+        port=PORT,
+        workers=1,
+        log_level="warning",
+        application="bench.asgi:application",
+    )
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     try:
         _wait_for(PORT)
         with sync_playwright() as playwright:
@@ -124,7 +128,7 @@ def main(*, matches: int, repeat: int) -> None:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
     floor, tap = statistics.median(times["floor"]), statistics.median(times["tap"])
-    print(f"\nReal browser (Chromium fetch, gunicorn 1 worker, SQLite, {matches:,} filed matches)")
+    print(f"\nReal browser (Chromium fetch, uvicorn 1 worker, SQLite, {matches:,} filed matches)")
     print(f"{'what':38} {'median ms':>10} {'samples':>8}")
     print(f"{'write floor (1 row, 1 transaction)':38} {floor:10.2f} {len(times['floor']):8d}")
     print(f"{'tap round trip (htmx POST + fragment)':38} {tap:10.2f} {len(times['tap']):8d}")

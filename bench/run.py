@@ -5,7 +5,7 @@ in-process with Django's test client (no network), so the figures are the app's 
     python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--repeat 40]
                         [--database-url postgres://postgres@127.0.0.1:5432/brag_bench]
                         [--only "tap"]       (the floors and the rows whose name has this)
-    python bench/run.py --browser [--matches 2000]   (Chromium's tap round trip, gunicorn)
+    python bench/run.py --browser [--matches 2000]   (Chromium's tap round trip, uvicorn)
 """
 
 import argparse
@@ -35,7 +35,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument(
         "--browser",
         action="store_true",
-        help="only the real-browser row: Chromium's tap round trip on gunicorn (bench/browser.py)",
+        help="only the real-browser row: Chromium's tap round trip on uvicorn (bench/browser.py)",
     )
     parser.add_argument(
         "--only", default="", help="time only the rows whose name contains this (and the floors)"

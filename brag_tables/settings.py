@@ -70,12 +70,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost: keeps the whole stack's answer to a spectator's poll, every header every
-    # middleware below added, for SpectatorPolls (around the application in the gunicorn
-    # worker, gunicorn.conf.py) to answer the next.
-    "matches.web.polls.SpectatorPollLearner",
-    # Before anything reads the body (the learner reads only headers): no multipart, nothing
-    # over the cap below.
+    # First, before anything reads the body: no multipart, nothing over the cap below
+    # (under ASGI, brag_tables.asgi_limits keeps Django's handler from reading it first).
     "matches.web.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "matches.web.middleware.PermissionsPolicyMiddleware",
@@ -92,7 +88,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "matches.web.middleware.CSPMiddleware",
+    # django-csp's own: the policy below on every answer, a view's csp_update() and the like.
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "matches.web.middleware.FirstHostMiddleware",
     # Last, as django-axes asks: it turns a lockout into the lockout page.
@@ -155,7 +152,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite's page cache is per connection and 2 MB by default, which a big league's
     # standings read outgrows. 32 MiB each (negative: KiB) holds the running totals and tallies a read
     # touches for years of a busy league; pages are taken only as read, so a connection of a
-    # small league stays small (gunicorn: one connection per thread). The memory map (256
+    # small league stays small (one connection per thread running Django). The memory map (256
     # MiB) lets reads come straight from the system's file cache, shared by every
     # connection, for what no connection's cache holds.
     DATABASES["default"]["OPTIONS"] = {

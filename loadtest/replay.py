@@ -11,7 +11,7 @@ filed at the very start of the league's history (so its crowning is that table's
 and every later rating depends on it); and the longest career split in two records that
 never met (their merge joins them back). The seeding's full rating replay is timed.
 
-Then gunicorn (gunicorn.conf.py's settings, three workers) serves it on 127.0.0.1: four host
+Then uvicorn (brag_tables/serving.py's options, three workers) serves it on 127.0.0.1: four host
 clients tap at other tables throughout, each reading its table and tapping every quarter of a
 second (--tap-pause; 16 taps a second in all, about ten times a 30-table pub's busiest
 minute; 0 taps flat out, which leaves the replay only what CPU the taps do not take), the undo goes in, the ratings are polled until they
@@ -131,7 +131,7 @@ def _p(values: list[float], q: float) -> float:
 def main(args, env) -> int:
     import django
 
-    env["BRAG_RATINGS_REPLAY"] = "manual"  # this process seeds; gunicorn replays
+    env["BRAG_RATINGS_REPLAY"] = "manual"  # this process seeds; uvicorn's workers replay
     import os
 
     os.environ["BRAG_RATINGS_REPLAY"] = "manual"

@@ -1,4 +1,4 @@
-"""make loadtest: gunicorn with several workers on 127.0.0.1, host clients playing K tables
+"""make loadtest: uvicorn with several workers on 127.0.0.1, host clients playing K tables
 to completion as fast as they can (with duplicate and retried taps mixed in), M spectators
 polling tables and standings; then check_integrity and a count of every acknowledged tap.
 A second phase kills the server with SIGKILL mid-run, restarts it, and checks that every tap
@@ -13,7 +13,7 @@ acknowledged before the kill is there.
 database with history; the checks count only the load's own taps.
 
 The second form is the spectator mode (loadtest/spectators.py): how many spectators polling
-every 3 s one gunicorn worker holds with p95 under 50 ms.
+every 3 s one uvicorn worker holds with p95 under 50 ms.
 
 Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
 """
@@ -42,7 +42,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 PYTHON = sys.executable
-GUNICORN = str(Path(sys.executable).with_name("gunicorn"))
 ACKNOWLEDGED_LEVELS = {"success", "info"}  # a tap's reply; a refusal is "error"
 DEADLINE_SECONDS = 240  # no phase runs longer than this, whatever happens
 
@@ -217,17 +216,17 @@ def spectator_loop(
 class Server:
     running: list["Server"] = []
 
-    def __init__(self, env: dict, workers: int, options: tuple[str, ...] = ()) -> None:
+    def __init__(self, env: dict, workers: int) -> None:
         self.env, self.workers, self.port = env, workers, free_port()
-        self.options = options  # more gunicorn flags; its settings are gunicorn.conf.py's
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [GUNICORN, "brag_tables.wsgi", "--bind", f"127.0.0.1:{self.port}", "--workers",
-             str(self.workers), "--log-level", "warning", *self.options],
-            cwd=ROOT, env=self.env, start_new_session=True,
-        )  # fmt: skip
+        from brag_tables import serving  # the night's options, with as many workers as asked
+
+        command = serving.command(
+            host="127.0.0.1", port=self.port, workers=self.workers, log_level="warning"
+        )
+        self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, start_new_session=True)
         Server.running.append(self)
         for _ in range(200):
             try:
@@ -235,7 +234,7 @@ class Server:
                     return
             except OSError:
                 time.sleep(0.1)
-        raise RuntimeError("gunicorn did not start")
+        raise RuntimeError("uvicorn did not start")
 
     def kill(self) -> None:
         os.killpg(self.process.pid, signal.SIGKILL)
@@ -413,7 +412,7 @@ def main() -> int:
         "--league", type=int, default=0, help="seed this many filed matches first (seed_league)"
     )
     parser.add_argument(
-        "--two-servers", action="store_true", help="two gunicorns, one database (two_servers.py)"
+        "--two-servers", action="store_true", help="two uvicorns, one database (two_servers.py)"
     )
     parser.add_argument(
         "--spectator-capacity",
@@ -465,7 +464,7 @@ def main() -> int:
     from matches.models import Tap
 
     seeded = seeded_taps()
-    print(f"Load test on {connection.vendor}: {args.workers} gunicorn workers, {args.tables} tables "
+    print(f"Load test on {connection.vendor}: {args.workers} uvicorn workers, {args.tables} tables "
           f"x {args.matches} matches, {args.spectators} spectators")  # fmt: skip
     failures = []
     server = Server(env, args.workers)

@@ -1,16 +1,15 @@
 """make loadtest's spectator mode: how many spectators, each polling every 3 s as htmx and
-our script do (conditional GETs with If-None-Match), one gunicorn worker process holds with
-p95 under 50 ms, while a host taps the table every few seconds.
+our script do (conditional GETs with If-None-Match), one uvicorn worker process holds with
+p95 under 50 ms, while a host taps the table every few seconds. Polling is the live pages'
+fallback (a browser without server-sent events, a stream refused past its cap).
 
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
                            [--close-connections]
 
-The worker runs as gunicorn.conf.py says (gthread, connections kept alive, polls answered
-on its main thread), and each spectator keeps its connection between polls as a browser
-does (and sends a GET again on a new one if the server closed the kept one just then);
---close-connections instead runs the sync worker with a new connection per poll (and no
-early answers), as this test did before. The worker's CPU per answer status comes from
-loadtest/worker_probe.py.
+The worker runs as brag_tables/serving.py says (connections kept alive 5 s), and each
+spectator keeps its connection between polls as a browser does (and sends a GET again on a
+new one if the server closed the kept one just then); --close-connections instead opens a
+new connection per poll and asks the server to close it.
 
 Spectators mix the board fragment of the table page, the TV board's fragment and the JSON,
 one in five in Portuguese. The load rises in steps (each spectator polls every 3 s, starting
@@ -22,19 +21,16 @@ behind schedule is reported: a late client would understate the load). Traffic g
 
 import asyncio
 import http.client
-import json
 import os
 import random
 import re
 import socket
 import statistics
 import sys
-import tempfile
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 
 POLL_SECONDS = 3.0
 P95_LIMIT_MS = 50.0
@@ -74,8 +70,8 @@ class Step:
 
 class Spectator:
     """What one viewer's page polls, the tag it holds and, as a browser does, the connection
-    it keeps open between polls (browsers keep an HTTP/1.1 connection for minutes; gunicorn
-    keeps it for gunicorn.conf.py's keepalive, longer than the poll). With keep_alive False
+    it keeps open between polls (browsers keep an HTTP/1.1 connection for minutes; uvicorn
+    keeps it for serving.py's keep-alive, longer than the poll). With keep_alive False
     every poll opens a new connection and asks the server to close it."""
 
     def __init__(self, table_id: int, rng: random.Random, keep_alive: bool = True) -> None:
@@ -252,7 +248,8 @@ class Tapper(threading.Thread):
 
 
 def worker_cpu(master: int) -> float:
-    """CPU seconds the gunicorn worker(s) under master have used (from /proc)."""
+    """CPU seconds the server process and any worker processes under it have used (from
+    /proc): one uvicorn worker is the process itself."""
     total = 0.0
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -262,30 +259,9 @@ def worker_cpu(master: int) -> float:
                 fields = stat.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == master:  # ppid; then utime, stime at 11, 12
+        if int(entry) == master or int(fields[1]) == master:  # ppid; utime, stime at 11, 12
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
-
-
-def probe_totals(path: str, since: dict | None = None) -> dict | str:
-    """The worker's requests and CPU per answer status (loadtest/worker_probe.py); with
-    since, what changed since then, as "200 1.23 ms x 400, 304 ...". The file is written
-    every half second: wait for one more write so the step's last answers are in it."""
-    time.sleep(0.6)
-    try:
-        with open(path) as file:
-            totals = json.load(file)
-    except (OSError, ValueError):
-        totals = {}
-    if since is None:
-        return totals
-    parts = []
-    for status, (count, spent) in sorted(totals.items()):
-        count -= since.get(status, [0, 0.0])[0]
-        spent -= since.get(status, [0, 0.0])[1]
-        if count:
-            parts.append(f"{status} {spent * 1000 / count:.2f} ms x {count}")
-    return ", ".join(parts) or "no probe"
 
 
 def seed_table(matches: int) -> int:
@@ -325,20 +301,14 @@ def main(args, env: dict) -> int:
 
     cookies, csrf = host_cookies()
     table_id = seed_table(matches=20)
-    probe = os.path.join(tempfile.mkdtemp(prefix="brag-probe-"), "cpu.json")
-    options = ["--config", str(Path(__file__).with_name("worker_probe.py"))]
-    if args.close_connections:
-        options += ["--worker-class", "sync"]  # the sync worker closes after every answer
-    server = Server({**env, "BRAG_PROBE_FILE": probe}, workers=1, options=tuple(options))
+    server = Server(env, workers=1)
     server.port = free_port_in_range()
     server.start()
     levels = SHORT_LEVELS if args.short else LEVELS
     seconds = 6.0 if args.short else 15.0
     keep_alive = not args.close_connections
-    worker = (
-        "one gunicorn sync worker (a new connection per poll)"
-        if args.close_connections
-        else "one gunicorn gthread worker process (gunicorn.conf.py; connections kept alive)"
+    worker = "one uvicorn worker process (brag_tables/serving.py)" + (
+        ", a new connection per poll" if args.close_connections else ", connections kept alive"
     )
     print(
         f"Spectators on {connection.vendor}: {worker} on 127.0.0.1:{server.port}, "
@@ -354,11 +324,9 @@ def main(args, env: dict) -> int:
         asyncio.run(run_step(server.port, table_id, 50, POLL_SECONDS * 2, 0, keep_alive))
         for level in levels:
             cpu, served = time.process_time(), worker_cpu(server.process.pid)
-            by_status = probe_totals(probe)
             step = asyncio.run(run_step(server.port, table_id, level, seconds, level, keep_alive))
             cpu = (time.process_time() - cpu) / (seconds + POLL_SECONDS)
             served = worker_cpu(server.process.pid) - served
-            by_status = probe_totals(probe, since=by_status)
             # Every poll of the step, the untimed first ones included, and the host's requests.
             per_request = served * 1000 / max(1, level * (1 + int(seconds / POLL_SECONDS)))
             costs.append(per_request)
@@ -367,7 +335,7 @@ def main(args, env: dict) -> int:
                 f"  {level:5d} spectators: {len(step.latencies) / seconds:6.0f} req/s, "
                 f"p50 {statistics.median(step.latencies):5.1f} ms, p95 {step.p95():6.1f} ms, "
                 f"max {max(step.latencies):6.1f} ms; {answers}; "
-                f"worker CPU {per_request:.2f} ms/request ({by_status}); "
+                f"worker CPU {per_request:.2f} ms/request; "
                 f"client lag p95 {step.p95(step.lags):4.1f} ms, client CPU {cpu:.0%}"
                 + (f"; errors {len(step.errors)}: {step.errors[0]}" if step.errors else "")
             )

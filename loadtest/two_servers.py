@@ -1,4 +1,4 @@
-"""Two app servers, one database: two gunicorn instances on two ports of
+"""Two app servers, one database: two uvicorn instances on two ports of
 127.0.0.1 against one database, the hosts' taps and the spectators' reads spread at random
 across both, as a load balancer would. Then: every acknowledged tap is in the database
 exactly once, check_integrity is clean, and the standings (page and JSON, all time and one

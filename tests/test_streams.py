@@ -217,8 +217,9 @@ def other_server(table):
     import os
     import socket
     import subprocess
-    import sys
     from pathlib import Path
+
+    from brag_tables import serving  # the night's options, as make run serves it
 
     settings_dict = connection.settings_dict
     if connection.vendor == "postgresql":
@@ -236,9 +237,8 @@ def other_server(table):
         "DJANGO_ALLOWED_HOSTS": "127.0.0.1",
         "BRAG_DB_POOL": "0",
     }
-    command = [sys.executable, "-m", "uvicorn", "brag_tables.asgi:application"]
     process = subprocess.Popen(
-        [*command, "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        serving.command(host="127.0.0.1", port=port, workers=1, log_level="warning"),
         env=env,
         cwd=Path(__file__).resolve().parent.parent,
     )

@@ -1,7 +1,7 @@
 """The league backs itself up with nothing to start: after each table closes and once a night
 (the first request or close after noon, the night's start), a copy checked as restore checks
 it goes into BACKUP_DIR, in a thread of its own so no request waits for it. A file lock in
-the folder keeps two copies from being written at once, across gunicorn's processes too.
+the folder keeps two copies from being written at once, across uvicorn's worker processes too.
 
 Names say what a copy is: brag-<night>-nightly.<ext> and
 brag-<night>-close-<HHMMSS>-table<id>.<ext>, the night being the date its noon began.

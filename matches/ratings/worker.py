@@ -1,5 +1,5 @@
 """Each serving process's replayer: a daemon thread that runs the ratings replay's steps
-(steps.py) after the answers, so nothing extra has to be started beside gunicorn or
+(steps.py) after the answers, so nothing extra has to be started beside uvicorn or
 `make run`.
 
 It starts with the process's first request, runs the steps back to back while a replay is

@@ -292,7 +292,7 @@ def judge_json(body: bytes) -> Verdict:
 def refuse_declared_length(content_length: str | None) -> None:
     """Refuse a body by the length its request declares, before it is read."""
     # A length with more digits than int() converts (4,300) is too large, not a 500; a
-    # malformed one is gunicorn's to refuse.
+    # malformed one is the server's to refuse.
     digits = (content_length or "").lstrip("0")
     too_long = len(digits) > len(str(MAX_BODY_BYTES))
     if digits.isascii() and digits.isdigit() and (too_long or int(digits) > MAX_BODY_BYTES):

@@ -2,9 +2,6 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import csp.middleware
-from csp.constants import HEADER, HEADER_REPORT_ONLY
-from csp.utils import build_policy
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -73,7 +70,7 @@ class RequestBodyLimitMiddleware:
 
 def _declared_length_over(content_length: str | None, limit: int) -> bool:
     """The Content-Length header says more than limit. A length with more digits than int()
-    converts (4,300) is over it, not a 500; a malformed one is the WSGI server's to refuse
+    converts (4,300) is over it, not a 500; a malformed one is the server's to refuse
     (Django reads no body for it)."""
     digits = (content_length or "").strip().lstrip("0")
     if not (digits.isascii() and digits.isdigit()):
@@ -205,63 +202,3 @@ class LanguageNeutralMiddleware:
             # Nor does it say a language: a cache may hand it to a reader of any.
             response.headers.pop("Content-Language", None)
         return response
-
-
-# What a view or decorator may set on a response to change its policy (django-csp's
-# csp_update, csp_replace, csp_exempt and their report-only twins).
-_CSP_PER_RESPONSE = (
-    "_csp_config",
-    "_csp_update",
-    "_csp_replace",
-    "_csp_exempt",
-    "_csp_config_ro",
-    "_csp_update_ro",
-    "_csp_replace_ro",
-    "_csp_exempt_ro",
-)
-
-
-@functools.cache
-def _csp_policies() -> tuple[str, str]:
-    """The policy and the report-only policy from settings alone, built once per process
-    (and again when a test changes the settings): django-csp builds both on every answer,
-    which cost a spectator's 304 about a tenth of its time."""
-    return build_policy(), build_policy(report_only=True)
-
-
-@receiver(setting_changed)
-def _forget_csp_policies(*, setting: str, **kwargs) -> None:
-    if setting.startswith("CONTENT_SECURITY_POLICY"):
-        _csp_policies.cache_clear()
-
-
-class CSPMiddleware(csp.middleware.CSPMiddleware):
-    """django-csp's middleware, with the policy from settings built once instead of twice on
-    every answer. An answer with its own policy (a decorator's) or a request that used a
-    nonce takes django-csp's own path, so the headers are always django-csp's."""
-
-    def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
-        if getattr(request, "_csp_nonce", None) is not None or any(
-            hasattr(response, name) for name in _CSP_PER_RESPONSE
-        ):
-            return super().process_response(request, response)
-        if response.status_code in (500, 404) and settings.DEBUG:
-            return response  # django-csp leaves Django's debug pages alone
-        policy, report_only = _csp_policies()
-        self._add(request, response, HEADER, policy, "CONTENT_SECURITY_POLICY")
-        self._add(
-            request,
-            response,
-            HEADER_REPORT_ONLY,
-            report_only,
-            "CONTENT_SECURITY_POLICY_REPORT_ONLY",
-        )
-        # As django-csp does: a nonce asked for after the header is written is an error.
-        request.csp_nonce = csp.middleware.CheckableLazyObject(self._csp_nonce_post_response)
-        return response
-
-    @staticmethod
-    def _add(request: HttpRequest, response: HttpResponse, header: str, policy: str, name: str):
-        prefixes = (getattr(settings, name, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
-        if policy and header not in response and not request.path_info.startswith(tuple(prefixes)):
-            response[header] = policy

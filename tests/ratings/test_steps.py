@@ -211,7 +211,7 @@ def replay_thread():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, replay_thread):
-    """Background mode, as under gunicorn: the undo's answer comes first, then this
+    """Background mode, as under uvicorn: the undo's answer comes first, then this
     process's replay thread re-rates the later matches and the ratings settle."""
     steps._kept.clear()
     settings.RATINGS_REPLAY = "manual"  # built without the thread, committed

@@ -125,8 +125,9 @@ def table_response(
     key = (tag(kind, stamped, variant), path)
     item = kept.get(key) if keep else None
     if item is None:
-        # The first polls after a change all miss at once: one thread (gthread) reads and
-        # renders while the others wanting the same key wait for it, instead of each doing it.
+        # The first polls after a change all miss at once: one thread reads and renders while
+        # the others wanting the same key wait for it, instead of each doing it (a process
+        # under uvicorn runs Django in one thread; the development server has one per request).
         with kept.filling(key) if keep else contextlib.nullcontext():
             item = kept.get(key) if keep else None
             if item is None:

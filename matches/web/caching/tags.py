@@ -208,8 +208,7 @@ def league_part(kind: TagKind, stamped: Stamped) -> tuple:
 
 def tag(kind: TagKind, stamped: Stamped, variant: tuple) -> str:
     """The tag of kind at stamped for a variant (kind.variant(request)): what its ETag
-    function answers. polls.SpectatorPolls builds it without the request, from the variant
-    it learnt."""
+    function answers."""
     return etag(
         f"{kind.name}{stamped.pk}",
         f"v{stamped.version}",
