@@ -13,6 +13,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
 django.setup(set_prefix=False)  # as get_asgi_application does: before the streams' models
 
 from brag_tables import streams  # noqa: E402
+from brag_tables.asgi_limits import limit_bodies  # noqa: E402
 
 ASGIApp = streams.ASGIApp
 
@@ -21,7 +22,9 @@ def build(django_application: ASGIApp | None = None) -> ASGIApp:
     """The application with a hub of its own (one per server; the tests start several,
     each loading the middleware under the settings it runs with, and serving static files
     with staticfiles' handler)."""
-    handler: ASGIApp = django_application or cast(ASGIApp, get_asgi_application())
+    # The body cap goes around Django's handler, which reads a whole body before any
+    # middleware runs (asgi_limits.py).
+    handler: ASGIApp = django_application or cast(ASGIApp, limit_bodies(get_asgi_application()))
     hub = streams.Hub(handler)
 
     async def application(scope: dict, receive: Callable, send: Callable) -> None:

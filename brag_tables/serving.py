@@ -15,7 +15,9 @@ below, so every way we serve uses the same options:
 - one worker process, or WEB_CONCURRENCY of them (uvicorn reads it itself);
 - connections kept alive 5 s, longer than the spectators' 3 s poll, so the next poll finds
   its connection open;
-- on a restart (a deployment), 15 s for requests and streams under way to finish;
+- on a restart (a deployment) or Ctrl+C, 3 s for requests under way to finish: a request
+  takes milliseconds, and the streams, which never finish, would otherwise hold the stop
+  that long (their pages reconnect to the new server on their own);
 - X-Forwarded-For and X-Forwarded-Proto believed only behind the reverse proxy
   (DJANGO_BEHIND_PROXY=1, settings.BEHIND_PROXY), and then only from the proxy's address
   (uvicorn's FORWARDED_ALLOW_IPS, loopback by default): anybody else could send them;
@@ -34,7 +36,7 @@ HTTP = "h11"
 # A request's line and headers together; ours are under 4 KiB (cookies included).
 HEAD_MAX_BYTES = 64 * 1024
 KEEP_ALIVE_SECONDS = 5
-GRACEFUL_SHUTDOWN_SECONDS = 15
+GRACEFUL_SHUTDOWN_SECONDS = 3
 
 
 def behind_proxy() -> bool:

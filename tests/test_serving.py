@@ -192,13 +192,6 @@ def served(tmp_path_factory) -> Iterator[int]:
         yield port
 
 
-@pytest.fixture(scope="module")
-def limited(tmp_path_factory) -> Iterator[int]:
-    """The app with the ASGI body cap around Django's handler (tests/limited_asgi.py)."""
-    with uvicorn("tests.limited_asgi:application", tmp_path_factory.mktemp("limited")) as port:
-        yield port
-
-
 def connect(port: int, data: bytes) -> socket.socket:
     conn = socket.create_connection(("127.0.0.1", port), timeout=10)
     conn.sendall(data)
@@ -318,7 +311,7 @@ class TestRequestLimits:
         ],
     )
     def test_a_body_the_app_refuses_by_its_headers_is_refused_unsent(
-        self, limited, content_type, status
+        self, served, content_type, status
     ):
         """A 300 MB upload declared in its headers is answered at once, before a byte of it
         is sent (Django's ASGI handler alone would wait for all of it first)."""
@@ -327,15 +320,15 @@ class TestRequestLimits:
             b"POST /setup/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " + content_type + b"\r\n"
             b"Content-Length: " + str(300 * 1024 * 1024).encode() + b"\r\n\r\n"
         )
-        with connect(limited, head) as conn:
+        with connect(served, head) as conn:
             assert status_line(conn) == b"HTTP/1.1 " + status
         assert time.monotonic() - started < PROMPT
 
-    def test_a_chunked_body_over_the_cap_is_refused_at_the_cap(self, limited):
+    def test_a_chunked_body_over_the_cap_is_refused_at_the_cap(self, served):
         cap = settings.REQUEST_BODY_MAX_BYTES
         chunk = b"a" * 16384
         with connect(
-            limited,
+            served,
             b"POST /setup/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/x-www-form-urlencoded\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n",
@@ -345,12 +338,12 @@ class TestRequestLimits:
                     conn.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             assert status_line(conn) == b"HTTP/1.1 413 Request Entity Too Large"
 
-    def test_a_small_chunked_body_reaches_the_app_whole(self, limited):
+    def test_a_small_chunked_body_reaches_the_app_whole(self, served):
         """The form is read: CSRF refuses it (403), which it could not without its body
         parsed and its own rules applied, rather than our 413."""
         body = b"csrfmiddlewaretoken=x&username=host"
         with connect(
-            limited,
+            served,
             b"POST /setup/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/x-www-form-urlencoded\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
@@ -358,15 +351,15 @@ class TestRequestLimits:
         ) as conn:
             assert status_line(conn) == b"HTTP/1.1 403 Forbidden"
 
-    def test_a_body_under_the_cap_trickled_holds_nobody_up(self, limited):
+    def test_a_body_under_the_cap_trickled_holds_nobody_up(self, served):
         with connect(
-            limited,
+            served,
             b"POST /setup/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 20\r\n\r\n",
         ) as slow:
             for _ in range(4):
                 slow.sendall(b"x=ab")
-                line, took = timed_ask(limited)
+                line, took = timed_ask(served)
                 assert line == b"HTTP/1.1 200 OK" and took < PROMPT
                 time.sleep(0.25)
             slow.sendall(b"x=ab")
