@@ -91,6 +91,53 @@ class TestATapRightAfterUndo:
         page.context.close()
 
 
+class TestNoPressIgnoredWithoutAWord:
+    """A press the queue cannot take is named: a tile drawn before the prediction put its
+    player out (another tab of the table queued that tap a moment before), an Undo with
+    nothing left to take back."""
+
+    def test_a_stale_tile_of_a_player_already_out_is_named(self, browser, site):
+        table = make_table(players=["Ann", "Bob", "Cy", "Di"])
+        page = host_tablet(browser, site, table)
+        go_offline(page.context)
+        stale = page.locator("#tiles > li", has_text="Bob").evaluate("li => li.outerHTML")
+        player_button(page, "Bob").tap()
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        # The tile as the other tab still drew it, pressed.
+        page.evaluate(
+            """(html) => { const t = document.createElement("template"); t.innerHTML = html;
+                 const li = t.content.firstElementChild; li.hidden = true;
+                 document.getElementById("tiles").appendChild(li);
+                 li.querySelector("form").requestSubmit(); }""",
+            stale,
+        )
+        expect(notes(page)).to_have_text(["Bob’s tap was not sent: Bob is already out in match 1."])
+        expect(queue_status(page)).to_contain_text("1 tap waiting")
+        go_online(page.context)
+        settled(page, timeout=30000)
+        assert live_taps(table) == [(1, "Bob")]
+        page.context.close()
+
+    def test_an_undo_with_nothing_to_take_back_is_named(self, browser, site):
+        table = make_table(players=["Ann", "Bob", "Cy", "Di"])
+        page = host_tablet(browser, site, table)
+        player_button(page, "Bob").tap()
+        settled(page)
+        stale = page.locator(".undo-slot").evaluate("slot => slot.innerHTML")
+        page.wait_for_timeout(1100)
+        page.get_by_role("button", name="Undo Bob out (match 1)").tap()
+        settled(page)
+        page.wait_for_timeout(1100)
+        page.evaluate(
+            """(html) => { const slot = document.querySelector(".undo-slot");
+                 slot.innerHTML = html; slot.querySelector("form").requestSubmit(); }""",
+            stale,
+        )
+        expect(notes(page)).to_have_text(["Nothing was undone: there is no tap to take back."])
+        assert live_taps(table) == []
+        page.context.close()
+
+
 class TestUndoAcrossARosterChange:
     def test_the_first_press_opens_the_confirmation(self, browser, site):
         # Seen: the queue drew its own Undo button over the server's link, so the first press
