@@ -1,6 +1,7 @@
 """The one error a rule raises, and the codes it carries: the tablet's script (static/js/
 tap-queue.js) and the tests tell refusals apart by these codes, never by their wording."""
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
@@ -50,8 +51,16 @@ class RuleError(Exception):
     programs (the tablet's tap queue explains a refused tap by it)."""
 
     def __init__(
-        self, message: "str | StrPromise", *, code: Refusal = Refusal.REFUSED, **params: object
+        self,
+        message: "str | StrPromise",
+        *,
+        code: Refusal = Refusal.REFUSED,
+        instead: Mapping[str, object] | None = None,
+        **params: object,
     ) -> None:
         self.message = str(message) % params if params else str(message)
         self.code = code
+        # What stands instead of the refused write, for programs (a tap refused because
+        # another tablet put its player out: the place they have, who won): plain values.
+        self.instead = dict(instead) if instead else None
         super().__init__(self.message)

@@ -87,9 +87,12 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
     last_result (the TV) it is the latest filed match whatever happened since. Whether an
     undo would drop a roster change is only worked out for a host (for_host)."""
     match, standing, out = current_match(table=table)
+    # What Undo takes back (the undo service reads it the same way): never a tap in a match
+    # a close discarded, which an undo could not change.
     last_tap = (
         Tap.objects.select_related("player", "match")
         .filter(match__table=table, undone_at__isnull=True)
+        .exclude(match__status=Match.Status.DISCARDED)
         .order_by("-id")
         .first()
     )

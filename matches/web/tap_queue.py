@@ -3,6 +3,7 @@ that tell the queue what became of each entry it sent, and the board's state as 
 the queue builds its prediction on while entries wait."""
 
 import functools
+import json
 from dataclasses import dataclass
 
 from django.http import HttpResponse
@@ -17,6 +18,8 @@ from matches.rules.limits import MAX_PLAYERS
 
 OUTCOME_HEADER = "X-Tap-Outcome"
 CODE_HEADER = "X-Tap-Code"
+# What stands instead of a refused tap (the place its player has, who won): JSON.
+INSTEAD_HEADER = "X-Tap-Instead"
 APPLIED, REPLAYED, REFUSED = "applied", "replayed", "refused"
 
 
@@ -27,6 +30,8 @@ class Outcome:
 
     outcome: str
     code: str = ""
+    # A refusal's RuleError.instead, as JSON (ASCII: a header's value).
+    instead: str = ""
 
 
 def outcome_of(result: TapOutcome | UndoOutcome) -> Outcome:
@@ -36,7 +41,10 @@ def outcome_of(result: TapOutcome | UndoOutcome) -> Outcome:
 def refusal(error: RuleError | None = None) -> Outcome:
     code = error.code if error is not None else Refusal.BAD_REQUEST
     # The code's plain text: a WSGI server takes only str header values, not a subclass.
-    return Outcome(REFUSED, code.value)
+    instead = error.instead if error is not None else None
+    return Outcome(
+        REFUSED, code.value, json.dumps(instead, separators=(",", ":")) if instead else ""
+    )
 
 
 def mark(response: HttpResponse, outcome: Outcome) -> HttpResponse:
@@ -44,6 +52,8 @@ def mark(response: HttpResponse, outcome: Outcome) -> HttpResponse:
     response[OUTCOME_HEADER] = outcome.outcome
     if outcome.code:
         response[CODE_HEADER] = outcome.code
+    if outcome.instead:
+        response[INSTEAD_HEADER] = outcome.instead
     return response
 
 
@@ -94,6 +104,8 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
                 "match_id": last.match_id,
                 "place": last.place,
                 "crowned": board.undo_reopens,
+                # Undoing it would drop the next match's new roster: the page asks first.
+                "drops_roster": board.undo_drops_roster,
             }
             if last is not None and is_host
             else None

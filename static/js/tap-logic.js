@@ -62,6 +62,9 @@
       p.stack.push({
         key: last.key, player: last.player, name: last.name, number: last.number,
         matchId: last.match_id || null, crowned: last.crowned, before: before,
+        // Undoing it would also drop the next match's new roster: the server asks first,
+        // on a page of its own.
+        dropsRoster: !!last.drops_roster,
       });
     }
     (entries || []).forEach(function (e) {
@@ -256,13 +259,43 @@
     return fields;
   }
 
-  // Whether the board after an entry puts a new control where the pressed one was: a
-  // crowning (the next match's tiles), an undo (the next Undo, or a reopened match).
-  function replacesControls(before, after) {
-    return after.match !== before.match || after.stack.length < before.stack.length;
+  // The controls a press put under the finger that made it, which must not take the second
+  // touch of a double tap: a tap that crowns opens the next match's tiles where the tapped
+  // tile was ("tiles"); an undo (sent or withdrawn) puts the next Undo, or none, where the
+  // pressed one was ("undo"). Nothing else moves: after an undo the tiles stay where they
+  // were, so a tap on one right after it is the host's next tap and is taken.
+  function settles(kind, before, after) {
+    if (kind === "undo") {
+      return ["undo"];
+    }
+    return after.match !== before.match ? ["tiles"] : [];
+  }
+
+  // Which sentence names what happened instead of a refused tap, from what the server said
+  // (X-Tap-Instead): "place" (already out in that place, or out in that place of a match
+  // another tablet finished), "won" (the player won that match), "winner" (the match was won,
+  // the player not in it); null when the server said nothing more (the plain sentence).
+  function insteadVariant(code, instead) {
+    if (!instead) {
+      return null;
+    }
+    if (code === "already_out") {
+      return instead.place ? "place" : null;
+    }
+    if (code === "match_filed") {
+      if (instead.place === 1) {
+        return "won";
+      }
+      if (instead.place) {
+        return instead.winner ? "place" : null;
+      }
+      return instead.winner ? "winner" : null;
+    }
+    return null;
   }
 
   return {
+    insteadVariant: insteadVariant,
     predict: predict,
     tapTarget: tapTarget,
     chooseBoard: chooseBoard,
@@ -273,7 +306,7 @@
     split: split,
     queuedBy: queuedBy,
     postFields: postFields,
-    replacesControls: replacesControls,
+    settles: settles,
     standingCount: standingCount,
   };
 });

@@ -31,16 +31,25 @@ function onSubmit(event) {
   }
   event.preventDefault();
   event.stopPropagation();
-  if (state.readOnly || settling()) {
-    return; // a press on a control still settling, or on another login's kept page
+  const isTap = form.classList.contains("tap-form");
+  if (state.readOnly || settling(isTap ? "tiles" : "undo")) {
+    // The second touch of a double tap, on a control that appeared under the finger (its
+    // button is disabled meanwhile, so only a script's submit gets here), or a press on
+    // another login's kept page (its status line says so).
+    return;
   }
   refresh();
   const p = predict();
-  if (form.classList.contains("tap-form")) {
+  if (isTap) {
     const player = parseInt(form.querySelector("[name=player]").value, 10);
     const seat = p.seats.filter(function (s) { return s.player === player; })[0];
     if (!seat || seat.place !== null) {
-      return; // a second touch on a tile already out
+      // The tile on screen is older than the board predicted (another tab of this table
+      // queued a tap a moment ago): never dropped without a word.
+      const name = form.querySelector("button").textContent.trim();
+      setNotes([say(seat ? "not-sent-out" : "not-sent-not-seated", { name: name, number: p.match })]);
+      render();
+      return;
     }
     let key = form.querySelector("[name=key]").value || uuid();
     if (queue.entries.some(function (e) { return e.key === key; })) {
@@ -59,7 +68,7 @@ function onSubmit(event) {
   if (last && last === entries[entries.length - 1] && last.kind === "tap" && !last.sending && !last.sent) {
     entries.pop(); // never sent: simply withdrawn
     saveQueue();
-    startSettle();
+    startSettle(logic.settles("undo", p, predict()));
     render();
     if (!queue.entries.length) {
       redrawServerBoard();
@@ -68,6 +77,8 @@ function onSubmit(event) {
   }
   const top = p.stack[p.stack.length - 1];
   if (!top) {
+    setNotes([say("nothing-to-undo")]);
+    render();
     return;
   }
   enqueue({ kind: "undo", key: uuid(), tap_key: top.key, player: top.player, name: top.name, number: top.number }, p);
@@ -77,7 +88,7 @@ function onSubmit(event) {
 // own (a link) is held while it settles, as the buttons are.
 function onClick(event) {
   const link = event.target.closest ? event.target.closest(".undo-slot a") : null;
-  if (link && (state.readOnly || settling())) {
+  if (link && (state.readOnly || settling("undo"))) {
     event.preventDefault();
     return;
   }

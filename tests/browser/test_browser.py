@@ -149,7 +149,8 @@ class TestTwoTabletsAndAViewer:
         player_button(second, "Alice").tap()
         # One red box says why, by name (the server's own sentence is not repeated beside it).
         expect(second.locator(".queue-note")).to_have_text(
-            "Alice’s tap was not recorded: Alice was already out on another tablet."
+            "Alice’s tap was not recorded: Alice was already out on another tablet "
+            "(3rd in match 1)."
         )
         expect(second.locator(".queue-note:visible, .message-error:visible")).to_have_count(1)
         assert Tap.objects.filter(player__name="Alice").count() == 1

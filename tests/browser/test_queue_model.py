@@ -1,6 +1,7 @@
 """A tap counts once, model-based: random sequences of what a host does at a table
-(taps, double taps, undos, an offline spell, reloads, a second tablet, a close and reopen)
-against the live server, then the database is checked against what the tablets were asked.
+(taps, double taps, undos, a tap at once after Undo, an offline spell, reloads, a second
+tablet, a close and reopen, a correction of a filed match) against the live server, then
+the database is checked against what the tablets were asked.
 
 Two tablets, two browser contexts logged in as the same host, stand on one ranked table. Each
 sequence is drawn from a seeded random.Random: a fixed seed always, plus BRAG_MODEL_SEEDS
@@ -18,12 +19,17 @@ sessionStorage, so explanations shown before a reload are not lost.
 
 While the sequence runs, a standing tile or Undo that the test is about to press must take
 presses within 3 s: the settle after a crowning or an undo holds a control 1 s, no longer.
+A tile touched at once after Undo (the tiles not settling from a crowning) must take the
+touch: only the Undo that replaced the pressed one settles. A correction (by the services)
+must leave the filed match in the order asked.
 
 After each sequence both tablets go online and drain their queues, and then:
 1. every recorded tap is applied at most once; one not applied was withdrawn by the host's
    Undo before it left the tablet, or a note on that tablet names its player;
 2. every Tap on the table is a recorded press, for that player, in the match number the
-   tablet showed when it was pressed (no tap lands in a match the tablet never showed);
+   tablet showed when it was pressed (no tap lands in a match the tablet never showed; while
+   a correction renames a corrected match's live taps, a tap there may name the player the
+   correction put in its place);
    no more taps are undone than the host pressed Undo for (not counting withdrawals), and no
    tablet holds entries for another host (both are the same host);
 3. both tablets show the server's open match: its heading, each tile's name and place, every
@@ -42,7 +48,9 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, expect
 
+from matches.core.errors import RuleError
 from matches.models import Match, Tap
+from matches.play.corrections import match_correct, went_out
 from matches.play.services.tables import table_close, table_reopen
 from matches.templatetags.brag import place_label
 from tests.browser.helpers import go_offline, go_online, log_in, tablet
@@ -169,6 +177,8 @@ class Model:
     taps: list[Recorded] = field(default_factory=list)
     withdrawn: dict[str, set[str]] = field(default_factory=lambda: {"A": set(), "B": set()})
     undos_sent: int = 0
+    # Matches corrected by the sequence: match id -> place -> the player's name put there.
+    corrected: dict[int, dict[int, str]] = field(default_factory=dict)
     seen: dict[str, int] = field(default_factory=lambda: {"A": 0, "B": 0})
     tokens: int = 0
 
@@ -272,6 +282,73 @@ class Model:
         self.press(who, button, double=double)
         self.take(who, "undo")
 
+    def undo_then_tap(self, who: str = "A") -> None:
+        """Undo, then at once a finger on a standing tile: the tiles did not move, so the
+        touch is a tap (only the next Undo settles)."""
+        page = self.pages[who]
+        button = page.locator(".undo-slot button")
+        self.log.append(f"{who} undo, then at once a tap")
+        if not button.count():
+            self.log.append("  no Undo on the board")
+            return
+        if not self.ready(who, button, "Undo"):
+            return
+        # Tiles a crowning just opened settle, rightly: wait for them before Undo.
+        page.wait_for_function(
+            "!document.documentElement.hasAttribute('data-settling')", timeout=HELD_AT_MOST_MS
+        )
+        self.press(who, button, double=False)
+        if self.take(who, "undo") is None:
+            return
+        names = [
+            n.strip() for n in page.locator("#tiles .tap-form button.player").all_inner_texts()
+        ]
+        if not names:
+            self.log.append("  no standing tile after the undo")
+            return
+        name = self.rng.choice(names)
+        tile = page.locator("#tiles").get_by_role("button", name=name, exact=True)
+        self.tokens += 1
+        page.evaluate(READ_TILE, [name, str(self.tokens)])
+        try:
+            box = tile.bounding_box(timeout=1000)
+        except PlaywrightError as error:
+            self.log.append(f"  {name}'s tile went before the touch: {error!s:.120}")
+            return
+        if box is None:
+            self.log.append(f"  {name}'s tile is not shown")
+            return
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        if self.take(who, "tap") is None and tile.count():
+            raise AssertionError(
+                f"{name}'s tile took no tap right after Undo (disabled: {tile.is_disabled()})"
+            )
+
+    def correct(self) -> None:
+        """Correct a filed match by the services (its page is a host's form): a new order."""
+        filed = list(self.table.matches.filed().order_by("number"))
+        self.log.append("correct a filed match by the services")
+        if not filed:
+            self.log.append("  none filed")
+            return
+        match = self.rng.choice(filed)
+        seats = list(match.seats.select_related("player"))
+        before = [seat.player.name for seat in went_out(seats)]
+        order = before[:]
+        while order == before:
+            self.rng.shuffle(order)
+        host = get_user_model().objects.get(username="host")
+        try:
+            match_correct(table_id=self.table.pk, number=match.number, names=order, by=host)
+        except RuleError as error:  # a tablet's undo reopened it meanwhile
+            self.log.append(f"  match {match.number} refused: {error.message}")
+            return
+        wanted = dict(zip(range(len(order), 0, -1), order, strict=True))
+        self.corrected[match.pk] = wanted
+        self.log.append(f"  match {match.number} (id {match.pk}): {before} -> {order}")
+        got = {s.place: s.player.name for s in match.seats.select_related("player")}
+        assert got == wanted, f"match {match.number} corrected to {got}, asked {wanted}"
+
     def reload(self, who: str = "A") -> None:
         page = self.pages[who]
         self.log.append(f"{who} reload")
@@ -331,6 +408,8 @@ class Model:
             (10, lambda: self.tap("A", double=True)),
             (10, lambda: self.undo("A")),
             (5, lambda: self.undo("A", double=True)),
+            (5, lambda: self.undo_then_tap("A")),
+            (4, self.correct),
             (7, self.offline_spell),
             (6, lambda: self.reload("A")),
             (16, lambda: self.tap("B")),
@@ -410,7 +489,9 @@ class Model:
             assert r is not None, (
                 f"a tap nobody recorded: {t.player.name} in match {t.match.number} [{t.key}]"
             )
-            assert (t.player.name, t.match.number) == (r.name, r.number), (
+            corrected = self.corrected.get(t.match_id, {})
+            renamed = corrected.get(t.place) == t.player.name and t.match.number == r.number
+            assert (t.player.name, t.match.number) == (r.name, r.number) or renamed, (
                 f"{r} landed as {t.player.name} in match {t.match.number}"
             )
         held = [n for who in notes for n in notes[who] if "queued by" in n]

@@ -326,7 +326,7 @@ class TestConflicts:
         settled(online)
         go_online(offline.context)
         expect(offline.locator(".queue-note")).to_have_text(
-            "Bob’s tap was not recorded: Bob was already out on another tablet.",
+            "Bob’s tap was not recorded: Bob was already out on another tablet (4th in match 1).",
             timeout=30000,
         )
         settled(offline)
@@ -361,7 +361,7 @@ class TestConflicts:
         settled(other)
         page.unroute(tap_url)
         expect(page.locator(".queue-note")).to_have_text(
-            "Bob’s tap was not recorded: Bob was already out on another tablet.",
+            "Bob’s tap was not recorded: Bob was already out on another tablet (4th in match 1).",
             timeout=30000,
         )
         settled(page)

@@ -105,7 +105,7 @@ test("undoing a predicted crowning reopens its match with the places before it",
   assert.equal(p.matchId, 101);
   assert.equal(p.result, null);
   assert.deepEqual(places(p), { Ann: null, Ben: null, Cara: 3 });
-  assert.equal(logic.replacesControls(before, p), true, "the next Undo takes the pressed one's place");
+  assert.deepEqual(logic.settles("undo", before, p), ["undo"], "the next Undo takes the pressed one's place");
 });
 
 test("undoing the server's own crowning reopens the filed match", () => {
@@ -124,16 +124,59 @@ test("undoing the server's own crowning reopens the filed match", () => {
   assert.equal(again.match_id, 101);
 });
 
-test("only a crowning or an undo puts a new control under the finger", () => {
+test("only a crowning or an undo puts a new control under the finger, and only there", () => {
   const server = board({ seats: [...board().seats, { player: DAN, name: "Dan", place: null }] });
   const p0 = logic.predict(server, []);
   const first = tap(p0, DAN);
-  assert.equal(logic.replacesControls(p0, logic.predict(server, [first])), false);
+  assert.deepEqual(logic.settles("tap", p0, logic.predict(server, [first])), []);
   const p1 = logic.predict(server, [first]);
   const second = tap(p1, CARA);
   const p2 = logic.predict(server, [first, second]);
   const third = tap(p2, BEN);
-  assert.equal(logic.replacesControls(p2, logic.predict(server, [first, second, third])), true);
+  const p3 = logic.predict(server, [first, second, third]);
+  assert.deepEqual(logic.settles("tap", p2, p3), ["tiles"], "the next match's tiles open under the finger");
+});
+
+test("after an undo only the Undo settles: the tiles stay where they were and take the next tap", () => {
+  const server = board({ seats: [...board().seats, { player: DAN, name: "Dan", place: null }] });
+  const first = tap(logic.predict(server, []), DAN);
+  const p1 = logic.predict(server, [first]);
+  const back = undo(p1);
+  const p2 = logic.predict(server, [first, back]);
+  assert.deepEqual(logic.settles("undo", p1, p2), ["undo"]);
+  // An undo that reopens a crowned match changes the tiles, but not under the finger on Undo.
+  const crowned = board({
+    match: 2,
+    match_id: 102,
+    last_tap: { key: "crown", player: BEN, name: "Ben", number: 1, match_id: 101, crowned: true, place: 2 },
+    result: { number: 1, seats: [{ player: ANN, name: "Ann", place: 1 }, { player: BEN, name: "Ben", place: 2 }, { player: CARA, name: "Cara", place: 3 }] },
+  });
+  const q0 = logic.predict(crowned, []);
+  const q1 = logic.predict(crowned, [undo(q0)]);
+  assert.notEqual(q1.match, q0.match);
+  assert.deepEqual(logic.settles("undo", q0, q1), ["undo"]);
+});
+
+test("the server's latest tap says when undoing it would drop the next match's new roster", () => {
+  const last = { key: "crown", player: BEN, name: "Ben", number: 1, match_id: 101, crowned: true, place: 2 };
+  const result = { number: 1, seats: [{ player: ANN, name: "Ann", place: 1 }, { player: BEN, name: "Ben", place: 2 }, { player: CARA, name: "Cara", place: 3 }] };
+  const edited = board({ match: 2, match_id: 102, last_tap: { ...last, drops_roster: true }, result });
+  assert.equal(logic.predict(edited, []).stack.at(-1).dropsRoster, true);
+  const same = board({ match: 2, match_id: 102, last_tap: { ...last, drops_roster: false }, result });
+  assert.equal(logic.predict(same, []).stack.at(-1).dropsRoster, false);
+  // A tap waiting on top is what Undo names: a plain undo, no confirmation.
+  const waiting = tap(logic.predict(edited, []), CARA);
+  assert.equal(logic.predict(edited, [waiting]).stack.at(-1).dropsRoster, undefined);
+});
+
+test("a refused tap is explained by what the server says happened instead", () => {
+  assert.equal(logic.insteadVariant("already_out", { place: 4 }), "place");
+  assert.equal(logic.insteadVariant("match_filed", { place: 2, winner: "Ann" }), "place");
+  assert.equal(logic.insteadVariant("match_filed", { place: 1, winner: "Ann" }), "won");
+  assert.equal(logic.insteadVariant("match_filed", { place: null, winner: "Ann" }), "winner");
+  assert.equal(logic.insteadVariant("match_filed", null), null, "an older server: the plain sentence");
+  assert.equal(logic.insteadVariant("already_out", {}), null);
+  assert.equal(logic.insteadVariant("table_closed", { place: 2 }), null);
 });
 
 test("start-up takes the newest board it has seen, whatever page the cache handed back", () => {

@@ -400,3 +400,63 @@ class TestOfflineShell:
         assert 'rel="apple-touch-icon"' in html
         csp = response["Content-Security-Policy"]
         assert "worker-src 'self'" in csp and "manifest-src 'self'" in csp
+
+
+class TestWhatHappenedInstead:
+    """A tap another tablet made moot is refused with what stands instead (X-Tap-Instead),
+    so the tablet can say it."""
+
+    def test_a_tap_in_a_match_won_meanwhile_names_the_winner_and_the_place(self, host_client):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:  # Dev wins match 1
+            tap(table, name)
+        response = tap_by_number(host_client, table, "Alice", 1)
+        assert (response["X-Tap-Outcome"], response["X-Tap-Code"]) == ("refused", "match_filed")
+        assert json.loads(response["X-Tap-Instead"]) == {"place": 3, "winner": "Dev"}
+        assert type(response["X-Tap-Instead"]) is str
+        won = tap_by_number(host_client, table, "Dev", 1)
+        assert json.loads(won["X-Tap-Instead"]) == {"place": 1, "winner": "Dev"}
+        assert Tap.objects.count() == 3
+
+    def test_a_tap_on_a_player_already_out_names_their_place(self, host_client):
+        table = make_table()
+        tap(table, "Ben")
+        tap(table, "Cara")
+        response = tap_by_number(host_client, table, "Ben", 1)
+        assert response["X-Tap-Code"] == "already_out"
+        assert json.loads(response["X-Tap-Instead"]) == {"place": 4}
+
+    def test_a_name_outside_ascii_travels_escaped(self, host_client):
+        table = make_table(players=["Gonçalo", "Inês", "João"])
+        tap(table, "João")
+        tap(table, "Inês")  # Gonçalo wins
+        response = tap_by_number(host_client, table, "João", 1)
+        assert response["X-Tap-Instead"].isascii()
+        assert json.loads(response["X-Tap-Instead"]) == {"place": 3, "winner": "Gonçalo"}
+
+    def test_other_refusals_carry_nothing_instead(self, host_client, host):
+        table = make_table()
+        table_close(table_id=table.pk, by=host)
+        response = tap_by_number(host_client, table, "Ben", 1)
+        assert response["X-Tap-Code"] == "table_closed"
+        assert "X-Tap-Instead" not in response
+
+
+class TestUndoThatAsksFirst:
+    def test_the_board_state_says_undo_would_drop_the_new_roster(self, host_client, host):
+        table = make_table()
+        for name in ["Ben", "Alice", "Cara"]:
+            tap(table, name)
+        url = reverse("matches:table", args=[table.pk])
+        assert board_state(host_client, url)["last_tap"]["drops_roster"] is False
+        match_set_roster(
+            table_id=table.pk, match_id=open_match(table).pk,
+            player_names=["Alice", "Cara", "Dev", "Eve"], by=host,
+        )  # fmt: skip
+        assert board_state(host_client, url)["last_tap"]["drops_roster"] is True
+
+
+def board_state(client, url):
+    html = client.get(url).content.decode()
+    start = html.index('<script id="board-state" type="application/json">')
+    return json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])

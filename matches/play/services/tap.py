@@ -248,7 +248,23 @@ def _seats_with_match(table: Table, ref: MatchRef, player_id: int) -> tuple[Matc
             name=_name_of(seats, player_id),
             number=match.number,
         )
+    if match.status == Match.Status.FILED:
+        # Won on another tablet meanwhile: say how it ended for this player.
+        raise RuleError(
+            messages.MATCH_FILED,
+            code=Refusal.MATCH_FILED,
+            number=match.number,
+            instead=_filed_instead(seats, player_id),
+        )
     return tables.check_open(match), seats
+
+
+def _filed_instead(seats: Sequence[Seat], player_id: int) -> dict[str, object]:
+    """How a filed match ended for the player a refused tap named: their place (None when
+    not seated) and the winner's name, from the seats already read."""
+    place = next((s.place for s in seats if s.player_id == player_id), None)
+    winner = next((s.player for s in seats if s.place == 1), None)
+    return {"place": place, "winner": winner.shown_name(real=True) if winner else None}
 
 
 def _target(table: Table, ref: MatchRef, player_id: int) -> tuple[Match, list[Seat], Seat]:
@@ -257,7 +273,12 @@ def _target(table: Table, ref: MatchRef, player_id: int) -> tuple[Match, list[Se
     if seat is None:
         raise RuleError(messages.UNKNOWN_PLAYER, code=Refusal.NOT_SEATED)
     if seat.place is not None:
-        raise RuleError(messages.ALREADY_OUT, code=Refusal.ALREADY_OUT, name=seat.player.name)
+        raise RuleError(
+            messages.ALREADY_OUT,
+            code=Refusal.ALREADY_OUT,
+            name=seat.player.name,
+            instead={"place": seat.place},
+        )
     return match, seats, seat
 
 

@@ -114,11 +114,16 @@ def _check_undo_named(
         if named.match.table_id != table.pk:
             raise RuleError(messages.TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
     elif tap_id is not None:
-        named = Tap.objects.filter(pk=tap_id, match__table=table).first()
+        named = Tap.objects.select_related("match").filter(pk=tap_id, match__table=table).first()
         if named is None:
             raise RuleError(messages.TAP_NOT_FOUND, code=Refusal.TAP_NOT_FOUND)
         if named.is_undone:
             raise RuleError(messages.ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
+    if named is not None and named.match.status == Match.Status.DISCARDED:
+        # Its match was closed with the table: there is nothing left to take it back from.
+        raise RuleError(
+            messages.MATCH_DISCARDED, code=Refusal.MATCH_DISCARDED, number=named.match.number
+        )
     return named
 
 
@@ -138,10 +143,12 @@ def _table_undo_last(
     stamped = tables.bump_table(table_id)
     table = stamped.table
     # The latest live tap and the one before it (the latest once this one is undone: the
-    # board's Undo button names it), with their matches, in one read.
+    # board's Undo button names it), with their matches, in one read. A tap in a match
+    # discarded by a close is not one to take back: undoing it would change nothing.
     taps = list(
         Tap.objects.select_related("player", "match__first_dealer")
         .filter(match__table=table, undone_at__isnull=True)
+        .exclude(match__status=Match.Status.DISCARDED)
         .order_by("-id")[:2]
     )
     latest, before = (taps[0], taps[1:]) if taps else (None, [])

@@ -7,7 +7,7 @@ import { queue, split } from "./store.js";
 // A control that takes the place of the one just pressed ignores presses this long: the
 // second tap of a double tap must not land on it.
 const SETTLE_MS = 1000;
-let settleTimer = null;
+const settleTimers = {};
 
 function el(tag, attrs, children) {
   const node = document.createElement(tag);
@@ -116,6 +116,13 @@ function undoButton(p) {
     return null;
   }
   const label = say(top.crowned ? "undo-reopens" : "undo-label", { name: top.name, number: top.number });
+  if (top.dropsRoster) {
+    // The server's own Undo here is a link to its confirmation (the next match's new roster
+    // would go too): the first press opens it, as on the page without this script.
+    return el("a", { class: "button button-undo", href: status.getAttribute("data-undo-url") }, [
+      el("span", { text: label }),
+    ]);
+  }
   return el("form", { class: "undo-form", method: "post", action: status.getAttribute("data-undo-url") }, [
     el("input", { type: "hidden", name: "tap_key", value: top.key }),
     el("button", { type: "submit", class: "button button-undo", text: label }),
@@ -204,41 +211,63 @@ export function render() {
   settle();
 }
 
-// Hold the controls that just took the place of the pressed one: disabled (so assistive
-// technology, scripts and the eye all see it) until the settle time is over.
-export function startSettle() {
-  state.settleUntil = Date.now() + SETTLE_MS;
-  document.documentElement.setAttribute("data-settling", "");
-  window.clearTimeout(settleTimer);
-  settleTimer = window.setTimeout(function () {
-    state.settleUntil = 0;
-    document.documentElement.removeAttribute("data-settling");
-    settle(true);
-  }, SETTLE_MS);
+// Hold the controls that just took the place of the pressed one ("tiles" after a crowning,
+// "undo" after an undo): disabled (so assistive technology, scripts and the eye all see it)
+// until the settle time is over. Only those: every other control takes presses at once.
+export function startSettle(controls) {
+  const until = Date.now() + SETTLE_MS;
+  (controls || []).forEach(function (what) {
+    state.settleUntil[what] = until;
+    window.clearTimeout(settleTimers[what]);
+    settleTimers[what] = window.setTimeout(function () {
+      state.settleUntil[what] = 0;
+      markSettling();
+      settle(true);
+    }, SETTLE_MS);
+  });
+  markSettling();
+  settle();
 }
 
-// While settling (or on another login's kept page) every tile and Undo is held; when the
-// settle time ends, every one is released, whichever rendering put it there (a poll may
-// have swapped in new buttons meanwhile, and htmx's settling copies classes across).
+// The page says while the tiles settle (live.js: the crowning's second touch does not hide
+// the result card it brought).
+function markSettling() {
+  if (settling("tiles")) {
+    document.documentElement.setAttribute("data-settling", "");
+  } else {
+    document.documentElement.removeAttribute("data-settling");
+  }
+}
+
+const CONTROLS = {
+  tiles: "#tiles .tap-form button",
+  undo: ".undo-slot button, .undo-slot a.button",
+};
+
+// While settling (or on another login's kept page) those controls are held; when the settle
+// time ends, they are released, whichever rendering put them there (a poll may have swapped
+// in new buttons meanwhile, and htmx's settling copies classes across).
 function settle(release) {
   const board = live();
   if (!board) {
     return;
   }
-  const holding = settling() || state.readOnly;
-  if (!holding && !release) {
-    return;
-  }
-  board.querySelectorAll("#tiles .tap-form button, .undo-slot button, .undo-slot a.button").forEach(function (b) {
-    if (b.tagName === "A") {
-      if (holding) {
-        b.setAttribute("aria-disabled", "true");
-      } else {
-        b.removeAttribute("aria-disabled");
-      }
-    } else {
-      b.disabled = holding;
+  Object.keys(CONTROLS).forEach(function (what) {
+    const holding = settling(what) || state.readOnly;
+    if (!holding && !release) {
+      return;
     }
+    board.querySelectorAll(CONTROLS[what]).forEach(function (b) {
+      if (b.tagName === "A") {
+        if (holding) {
+          b.setAttribute("aria-disabled", "true");
+        } else {
+          b.removeAttribute("aria-disabled");
+        }
+      } else {
+        b.disabled = holding;
+      }
+    });
   });
 }
 

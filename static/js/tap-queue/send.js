@@ -10,13 +10,29 @@ import { render, startSettle } from "./draw.js";
 const BACKOFF = [1000, 2000, 4000, 8000, 15000];
 let timer = null;
 
-function refusalSentence(entry, code, reason) {
+// What the server says happened instead of a refused tap (X-Tap-Instead, JSON): the place
+// the player already had in that match, and who won it when it was filed. Null if none.
+function insteadOf(response) {
+  try {
+    return JSON.parse(response.headers.get("X-Tap-Instead") || "null");
+  } catch (error) {
+    return null;
+  }
+}
+
+function refusalSentence(entry, code, reason, instead) {
   const values = { name: entry.name, number: entry.number, reason: reason || "" };
   const key = code ? code.replace(/_/g, "-") : "";
   if (entry.kind === "undo") {
     return status.hasAttribute("data-undo-refused-" + key)
       ? say("undo-refused-" + key, values)
       : say("undo-refused", values);
+  }
+  const variant = logic.insteadVariant(code, instead);
+  if (variant) {
+    values.winner = instead.winner || "";
+    values.place = instead.place ? state.server.places[String(instead.place)] || String(instead.place) : "";
+    return say("refused-" + key + "-" + variant, values);
   }
   return status.hasAttribute("data-refused-" + key) ? say("refused-" + key, values) : say("refused", values);
 }
@@ -141,7 +157,8 @@ function answered(entry, response, html) {
     holder.innerHTML = html;
     const message = holder.querySelector(".message-error");
     const reason = message ? message.textContent.trim() : "";
-    setNotes(queue.notes.concat([refusalSentence(entry, response.headers.get("X-Tap-Code"), reason)]));
+    const code = response.headers.get("X-Tap-Code");
+    setNotes(queue.notes.concat([refusalSentence(entry, code, reason, insteadOf(response))]));
   } else if (!outcome) {
     setNotes(queue.notes.concat([refusalSentence(entry, "", String(response.status))]));
   }
@@ -189,9 +206,7 @@ export function enqueue(entry, before) {
   refresh();
   queue.entries.push(entry);
   saveQueue();
-  if (logic.replacesControls(before, predict())) {
-    startSettle();
-  }
+  startSettle(logic.settles(entry.kind, before, predict()));
   render();
   pump();
 }

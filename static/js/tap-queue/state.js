@@ -17,7 +17,8 @@ export const state = {
   loginNeeded: false,
   user: null, // who is logged in on this page: {id, name}
   readOnly: false, // a kept copy of another login's page: shown, not tapped
-  settleUntil: 0,
+  // Until when each kind of control that appeared under a finger ignores presses (ms).
+  settleUntil: { tiles: 0, undo: 0 },
 };
 
 export function say(name, values) {
@@ -68,6 +69,7 @@ export function nightNow() {
   return state.server && state.server.night ? logic.nightStart(state.server.night, Date.now()) : null;
 }
 
-export function settling() {
-  return state.settleUntil > Date.now();
+// Whether that kind of control ("tiles" or "undo") is still settling.
+export function settling(what) {
+  return state.settleUntil[what] > Date.now();
 }

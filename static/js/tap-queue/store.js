@@ -70,8 +70,10 @@ export function refresh() {
   queue.entries = logic.mergeQueue(load(QUEUE_KEY) || [], queue.entries);
 }
 
+// Every sentence is kept until the host's next tap: a queue drained after an offline spell
+// names each of its refused taps, however many.
 export function setNotes(list) {
-  queue.notes = list.slice(-3);
+  queue.notes = list.slice();
   keep(NOTES_KEY, queue.notes);
 }
 

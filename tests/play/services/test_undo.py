@@ -2,11 +2,13 @@ import pytest
 
 from matches.core import errors
 from matches.models import Match, Tap
+from matches.play import selectors
 from matches.play.messages import ALREADY_UNDONE, NOT_LATEST, TAP_NOT_FOUND
 from matches.play.services import tables as table_services
 from matches.play.services.undo import table_undo_last
 from matches.web import feedback
 from tests.factories import (
+    everything_kept,
     make_host,
     make_table,
     open_match,
@@ -210,3 +212,43 @@ class TestUndoAcrossARosterChange:
         for name in ["Ben", "Alice", "Cara"]:
             tap(table, name)
         assert undo(table).reopened
+
+
+class TestUndoAfterAReopen:
+    """A close discards the open match with its taps; Undo after the reopen never offers a
+    tap of that match, which it could not change."""
+
+    def closed_during_match_3(self):
+        table = make_table(players=["Ann", "Bob", "Zoe"])
+        for name in ["Zoe", "Bob", "Zoe", "Bob"]:  # Ann wins matches 1 and 2
+            tap(table, name)
+        zoe = tap(table, "Zoe").tap  # match 3
+        host = table.created_by
+        table_services.table_close(table_id=table.pk, by=host, discard_match_id=zoe.match_id)
+        table_services.table_reopen(table_id=table.pk, by=host)
+        return table, zoe
+
+    def test_the_board_offers_the_crowning_before_the_close(self):
+        table, _ = self.closed_during_match_3()
+        board = selectors.table_board(table=table, for_host=True)
+        assert (board.last_tap.player.name, board.last_tap.match.number) == ("Bob", 2)
+        assert board.undo_reopens and not board.undo_drops_roster
+
+    def test_undo_does_what_the_board_offered(self):
+        table, zoe = self.closed_during_match_3()
+        result = undo(table)
+        assert (result.tap.player.name, result.reopened) == ("Bob", True)
+        assert places(open_match(table)) == {"Ann": None, "Bob": None, "Zoe": 3}
+        zoe.refresh_from_db()
+        assert zoe.undone_at is None  # the closed match's record stays as it was
+
+    @pytest.mark.parametrize("by", ["key", "id"])
+    def test_an_undo_naming_the_discarded_tap_is_refused_and_changes_nothing(self, by):
+        table, zoe = self.closed_during_match_3()
+        before = everything_kept()
+        named = {"tap_key": zoe.key, "tap_id": None} if by == "key" else {"tap_id": zoe.pk}
+        with pytest.raises(errors.RuleError) as error:
+            table_undo_last(table_id=table.pk, by=table.created_by, **named)
+        assert error.value.code == errors.Refusal.MATCH_DISCARDED
+        assert error.value.message == "Match 3 is no longer in play; nothing was changed."
+        assert everything_kept() == before
