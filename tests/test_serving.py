@@ -98,7 +98,7 @@ class TestTheServersOptions:
             "--h11-max-incomplete-event-size": "65536",
             "--loop": "uvloop",
             "--timeout-keep-alive": "5",  # longer than the 3 s poll
-            "--timeout-graceful-shutdown": "15",
+            "--timeout-graceful-shutdown": "3",
             "--no-proxy-headers": None,
             "--no-access-log": None,
             "--no-server-header": None,
