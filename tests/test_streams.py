@@ -265,3 +265,17 @@ def test_a_tap_served_here_reaches_a_screen_held_by_another_server(other_server,
     assert ".v1." in stream.next(timeout=10, name="swap").id
     undo(table)
     assert ".v2." in stream.next(timeout=10, name="swap").id
+
+
+def test_a_stream_shows_the_public_names_only(served, table):
+    from matches.models import Player
+    from matches.results.public_names import player_set_public_name
+
+    ann = Player.objects.get(name="Ann")
+    player_set_public_name(player_id=ann.pk, public_name="", hidden=True, by=table.created_by)
+    page = follow(served, f"/tables/{table.pk}/")
+    tv = follow(served, f"/tables/{table.pk}/board/")
+    tap(table, "Ann")
+    for stream in (page, tv):
+        event = until(stream, lambda event: ".v2." in (event.id or ""))  # hidden, then out
+        assert "Ann" not in event.data and f"Player {ann.pk}" in event.data
