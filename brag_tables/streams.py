@@ -187,6 +187,10 @@ class Hub:
             if last_id != channel.tag and channel.frame is not None:
                 await send({"type": "http.response.body", "body": channel.frame, "more_body": True})
             await self._stream(subscriber, receive, send)
+        except asyncio.CancelledError:
+            # The server stopping ends every stream it waited for (uvicorn's graceful
+            # shutdown): the page reconnects to the next one. Nothing went wrong to log.
+            return
         finally:
             self._leave(channel, subscriber)
 
