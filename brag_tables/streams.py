@@ -11,6 +11,7 @@ process's writes, by LISTEN on PostgreSQL for every server's, and by reading the
 versions once a second on SQLite (other processes, `manage.py` commands)."""
 
 import asyncio
+import contextlib
 import hashlib
 import io
 import itertools
@@ -189,8 +190,10 @@ class Hub:
             await self._stream(subscriber, receive, send)
         except asyncio.CancelledError:
             # The server stopping ends every stream it waited for (uvicorn's graceful
-            # shutdown): the page reconnects to the next one. Nothing went wrong to log.
-            return
+            # shutdown): the stream is closed properly and the page reconnects to the next
+            # server. Nothing went wrong to log.
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             self._leave(channel, subscriber)
 
