@@ -14,7 +14,7 @@ from django.utils import translation
 from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext_lazy as _
 
-from matches.core import autobackup
+from matches.core import autobackup, warm
 from matches.org import hosts
 
 if TYPE_CHECKING:
@@ -110,6 +110,7 @@ def permissions_policy(response: HttpResponse) -> HttpResponse:
     return response
 
 
+@warm.register
 @functools.cache
 def _permissions_policy() -> str:
     return ", ".join(f"{feature}=()" for feature in settings.PERMISSIONS_POLICY_DENIED)
