@@ -6,7 +6,8 @@ to anyone, on every POST URL."""
 import logging
 
 import pytest
-from django.test import Client
+from asgiref.sync import async_to_sync
+from django.test import AsyncClient, Client
 from django.urls import reverse
 
 from matches.models import Match, Player, Season, Table, Tap
@@ -57,8 +58,8 @@ def _posts(table) -> list[tuple[str, bytes]]:
     ]
 
 
-def _assert_refused(response, caplog, before) -> None:
-    assert response.status_code == 400, (response.wsgi_request.path, response.status_code)
+def _assert_refused(response, caplog, before, path: str) -> None:
+    assert response.status_code == 400, (path, response.status_code)
     assert response["Content-Type"] == "text/plain; charset=utf-8"
     assert response.content.decode() == (
         "This request's character set cannot be read; send it as UTF-8."
@@ -67,7 +68,7 @@ def _assert_refused(response, caplog, before) -> None:
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert len(problems) == 1, [r.getMessage() for r in problems]
     assert problems[0].exc_info is None  # one line, no traceback
-    assert problems[0].getMessage() == f"Bad Request: {response.wsgi_request.path}"
+    assert problems[0].getMessage() == f"Bad Request: {path}"
 
 
 class TestAPostInACharsetItCannotBeReadIn:
@@ -82,7 +83,7 @@ class TestAPostInACharsetItCannotBeReadIn:
                 response = client.generic(
                     "POST", url, data, content_type=f"{FORM}; charset={charset}"
                 )
-            _assert_refused(response, caplog, before)
+            _assert_refused(response, caplog, before, url)
 
     @pytest.mark.parametrize("charset", CHARSETS)
     def test_a_logged_in_host_with_a_real_csrf_token(self, table, host, charset, caplog):
@@ -101,7 +102,7 @@ class TestAPostInACharsetItCannotBeReadIn:
                     content_type=f"{FORM}; charset={charset}",
                     HTTP_X_CSRFTOKEN=token,
                 )
-            _assert_refused(response, caplog, before)
+            _assert_refused(response, caplog, before, url)
 
     @pytest.mark.parametrize("charset", ["utf-8", "UTF-8", "utf8", '"utf-8"'])
     def test_utf_8_by_any_spelling_is_read(self, table, host, charset):
@@ -144,3 +145,20 @@ class TestAPostInACharsetItCannotBeReadIn:
         assert response.content.decode() == (
             "Não é possível ler o conjunto de caracteres deste pedido; envie-o em UTF-8."
         )
+
+    def test_through_the_asgi_handler_too(self, table, caplog):
+        """The server is ASGI: Django's ASGI handler reads the body before any middleware."""
+        client = AsyncClient(enforce_csrf_checks=True, raise_request_exception=False)
+        client.cookies["csrftoken"] = "m" * 32
+        before = _saved()
+        url = reverse("matches:table_new")
+
+        async def post():
+            return await client.generic(
+                "POST", url, b"name=Caf\xe9&players=Ann%0ABob%0ACy",
+                content_type=f"{FORM}; charset=latin-1",
+            )  # fmt: skip
+
+        with caplog.at_level(logging.INFO):
+            response = async_to_sync(post)()
+        _assert_refused(response, caplog, before, url)
