@@ -23,7 +23,7 @@ from matches.models import (
 from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
-from matches.results.players.services import player_name_available
+from matches.results.players.services import player_lock, player_name_available
 from matches.web.forms.accounts import AdminLoginForm, HostProfileForm
 from matches.web.forms.errors import refused_as_invalid
 
@@ -175,7 +175,15 @@ class PlayerAdmin(StandingsShownAdmin):
     def save_model(self, request, obj, form, change) -> None:
         try:
             with transaction.atomic():
-                super().save_model(request, obj, form, change)
+                if change:
+                    # The order of every write on a player (player_lock's, and why): the
+                    # row claimed, its tables, the stamp, and only then a new name (its key).
+                    player_lock(obj.pk)
+                    self.bump_tables_showing(obj)
+                    standings_changed()
+                    admin.ModelAdmin.save_model(self, request, obj, form, change)
+                else:
+                    super().save_model(request, obj, form, change)
         except IntegrityError:
             try:
                 player_name_available(name=obj.name, player_id=obj.pk)

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_migrate
 from django.utils.translation import gettext_lazy as _
 
-from matches.core import kept
+from matches.core import kept, warm
 from matches.core.errors import RuleError
 from matches.models import HostProfile, Table
 from matches.rules.limits import HOST_NAME_MAX_LENGTH
@@ -149,3 +149,4 @@ def forget_host(**kwargs: object) -> None:
 post_delete.connect(forget_host, sender=settings.AUTH_USER_MODEL, weak=False)
 post_migrate.connect(forget_host, weak=False, dispatch_uid="matches.forget_host")
 kept.register(forget_host)
+warm.register(host_exists)  # learnt before the first request, not by it

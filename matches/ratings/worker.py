@@ -16,6 +16,7 @@ import uuid
 from django.conf import settings
 from django.db import connection
 
+from matches.core import warm
 from matches.ratings.schedule import replay_scheduled
 from matches.ratings.steps import Step, replay_step
 
@@ -84,6 +85,10 @@ def ensure_started(**_kwargs) -> None:
         if _thread is None or not _thread.is_alive():
             _thread = threading.Thread(target=_run, name="ratings-replay", daemon=True)
             _thread.start()
+
+
+# Started before the first request: a replay a restart interrupted resumes at once.
+warm.register(ensure_started)
 
 
 def wake(**_kwargs) -> None:

@@ -3,6 +3,7 @@ player ("Player 17"); an admin erases a player, whose name then goes from every 
 and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
 which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
 
+from collections.abc import Iterable
 from typing import cast
 
 from django.apps import apps
@@ -121,11 +122,16 @@ def player_set_public_name(*, player_id: int, public_name: str, hidden: bool, by
     return player
 
 
-def _redact_everywhere(names: list[str], replacement: str) -> None:
+def _redact_everywhere(names: list[str], replacement: str, *, tables: bool) -> None:
     """Every name string the app keeps beyond the player's own row, with names in it (any
     case, width or accents, as whole words) replaced: the admin's history, tables' and
     seasons' names, a correction's orders (JSON), and any text or JSON field a model adds
-    later. A host's display name is the host's own and stays."""
+    later. A host's display name is the host's own and stays. tables: the tables' names
+    only (locked before the stamp); else everything else (after it, as a season's save
+    takes its row)."""
+    if tables:
+        _redact_models([Table], names, replacement)
+        return
     for entry in LogEntry.objects.only("object_repr", "change_message").iterator():
         repr_, message = (
             redact(entry.object_repr, names, replacement),
@@ -133,9 +139,19 @@ def _redact_everywhere(names: list[str], replacement: str) -> None:
         )
         if (repr_, message) != (entry.object_repr, entry.change_message):
             LogEntry.objects.filter(pk=entry.pk).update(object_repr=repr_, change_message=message)
-    for model in apps.get_app_config("matches").get_models():
-        if model in (Player, HostProfile):
-            continue
+    others = [
+        model
+        for model in apps.get_app_config("matches").get_models()
+        if model not in (Player, HostProfile, Table)
+    ]
+    _redact_models(others, names, replacement)
+
+
+def _redact_models(
+    models_: Iterable[type[models.Model]], names: list[str], replacement: str
+) -> None:
+    """The text and JSON fields of these models, with names in them replaced."""
+    for model in models_:
         fields = [
             field.name
             for field in model._meta.get_fields()
@@ -242,14 +258,17 @@ def player_erase(*, player_id: int, by: User) -> Player:
     # undone later brings such a record back erased.
     names += _erase_absorbed(merges)
     replacement = erased_player_name(player.pk)
+    # One lock order (docs/architecture.md): the player (claimed), tables, the stamp; then
+    # the seasons and the player's new key (the row's strongest lock, see player_lock).
+    _redact_everywhere(names, replacement, tables=True)
+    player_pages_refresh([player.pk])
+    _redact_everywhere(names, replacement, tables=False)
     player.name = replacement
     player.public_name = ""
     player.hidden = False
     player.erased_at = timezone.now()
     player.key = erased_player_key(player.pk)
     player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
-    _redact_everywhere(names, replacement)
-    player_pages_refresh([player.pk])
     _log(player, by, LOGGED_ERASURE)
     transaction.on_commit(_forget_renderings)
     return player

@@ -45,8 +45,9 @@ def players_to_merge(
 ) -> tuple[Player, Player]:
     """The two records a merge would join (kept, absorbed), or the RuleError saying why not."""
     # Why not: no such name, the same record, two people of one match, or (other_id) not the
-    # record the host confirmed. lock: both rows FOR UPDATE, in the merge's transaction.
-    players = Player.objects.select_for_update() if lock else Player.objects.all()
+    # record the host confirmed. lock: both rows claimed FOR NO KEY UPDATE (as
+    # services.player_lock does, and why), in the merge's transaction.
+    players = Player.objects.select_for_update(no_key=True) if lock else Player.objects.all()
     # Both rows in one statement, in id order: two merges of one pair in opposite
     # directions lock them in the same order, never waiting on each other in a circle.
     key = name_key(other_name)

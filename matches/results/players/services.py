@@ -48,8 +48,14 @@ UNDO_NAME_TAKEN = _(
 
 
 def player_lock(player_id: int) -> Player:
-    """The player's row, locked for a write in this transaction, or a RuleError."""
-    player = Player.objects.select_for_update().filter(pk=player_id).first()
+    """The player's row, claimed for a write in this transaction, or a RuleError."""
+    # FOR NO KEY UPDATE (docs/architecture.md, "How a write locks"): a claim that lets other
+    # writes go on naming the player (each seat, tap, tally or rating change they insert
+    # checks its player at commit with a key-share lock). FOR UPDATE blocked those checks,
+    # so a ratings step or a crowning holding the stamp waited for this write, which then
+    # waited for the stamp: a deadlock. The key changes, or the row goes, only once the
+    # write holds the stamp.
+    player = Player.objects.select_for_update(no_key=True).filter(pk=player_id).first()
     if player is None:
         raise RuleError(PLAYER_NOT_FOUND)
     return player
@@ -122,8 +128,9 @@ def player_rename(*, player_id: int, name: str, by: User) -> Player:
     player = player_lock(player_id)
     # The same rules as a new player's name, and no other player may read the same.
     player.name = player_name_available(name=name, player_id=player.pk)
-    player.save(update_fields=["name", "key"])
     player_pages_refresh([player.pk])
+    # A new key takes the row's strongest lock: only once the stamp is held (player_lock).
+    player.save(update_fields=["name", "key"])
     return player
 
 
@@ -223,7 +230,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
         raise RuleError(MERGE_NOT_FOUND)
     if record.undone_at is not None:
         raise RuleError(MERGE_ALREADY_UNDONE, code=Refusal.ALREADY_UNDONE)
-    keep = Player.objects.select_for_update().filter(pk=record.kept_id).first()
+    keep = Player.objects.select_for_update(no_key=True).filter(pk=record.kept_id).first()
     if keep is None:
         raise RuleError(UNDO_KEPT_GONE, name=record.absorbed_name)
     holder = Player.objects.filter(

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_safe
 
+from matches.core import warm
 from matches.web.htmx import HtmxHttpRequest
 
 # What a table page needs to draw itself with no network: every script and style it loads,
@@ -79,6 +80,7 @@ def shell_version(urls: list[str], extra: str = "") -> str:
     return hashlib.blake2s("\n".join(parts).encode(), digest_size=8).hexdigest()
 
 
+@warm.register
 @cache
 def _templates_digest() -> str:
     """Every file under templates/ (sw.js among them), by path and contents: once per process."""
