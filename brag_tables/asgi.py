@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import cast
 
 import django
+from asgiref.sync import sync_to_async
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
@@ -14,6 +15,7 @@ django.setup(set_prefix=False)  # as get_asgi_application does: before the strea
 
 from brag_tables import streams  # noqa: E402
 from brag_tables.asgi_limits import limit_bodies  # noqa: E402
+from matches.core.warm import warm  # noqa: E402
 
 ASGIApp = streams.ASGIApp
 
@@ -43,6 +45,9 @@ async def _lifespan(hub: streams.Hub, receive: Callable, send: Callable) -> None
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            # Everything a first request would otherwise pay for (matches/core/warm.py),
+            # before uvicorn takes requests. It reads the database: in a thread.
+            await sync_to_async(warm, thread_sensitive=False)()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await hub.close()

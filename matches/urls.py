@@ -1,4 +1,5 @@
-from django.urls import path, register_converter
+from django.conf import settings
+from django.urls import path, re_path, register_converter
 
 from matches.web.converters import IdConverter
 from matches.web.views import api as views_api
@@ -15,6 +16,7 @@ from matches.web.views import seasons as views_seasons
 from matches.web.views import seating as views_seating
 from matches.web.views import setup as views_setup
 from matches.web.views import standings as views_standings
+from matches.web.views import streams as views_streams
 from matches.web.views import tables as views_tables
 from matches.web.views import tonight as views_tonight
 from matches.web.views import tv as views_tv
@@ -25,6 +27,13 @@ app_name = "matches"
 register_converter(IdConverter, "id")
 
 urlpatterns = [
+    # Answered by brag_tables.asgi's stream hub under uvicorn; here only where Django serves
+    # alone (make dev, a WSGI server): the page polls.
+    re_path(
+        rf"^{settings.BRAG_STREAM_PREFIX.strip('/')}/(?P<rest>.*)$",
+        views_streams.no_stream,
+        name="no_stream",
+    ),
     path("", views_home.home, name="home"),
     path("sw.js", offline.service_worker, name="service_worker"),
     path("manifest.webmanifest", offline.manifest, name="manifest"),

@@ -279,3 +279,10 @@ def test_a_stream_shows_the_public_names_only(served, table):
     for stream in (page, tv):
         event = until(stream, lambda event: ".v2." in (event.id or ""))  # hidden, then out
         assert "Ann" not in event.data and f"Player {ann.pk}" in event.data
+
+
+def test_where_django_alone_answers_a_stream_the_page_is_told_to_poll(table):
+    # make dev, or any WSGI server: no hub stands in front of Django.
+    answer = Client().get(f"/events/tables/{table.pk}/")
+    assert answer.status_code == 204  # the SSE spec's "do not reconnect"
+    assert "no-store" in answer["Cache-Control"]

@@ -152,7 +152,7 @@ class TestWarmFillsWhatAProcessKeeps:
         warm()
         assert hosts.host_known()
         assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
-            "Warming unreachable failed"
+            "Warming unreachable failed: ConnectionError: the database is not up yet"
         ]
 
 

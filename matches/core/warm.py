@@ -52,10 +52,12 @@ def warm() -> None:
     for step in [_urls, _templates, _named_in_settings, *_warmers]:
         try:
             step()
-        except Exception:
-            # A database not reachable yet, say: the server starts all the same, and the
-            # first request that needs it makes it (and says what is wrong).
-            logger.warning("Warming %s failed", getattr(step, "__name__", step), exc_info=True)
+        except Exception as error:
+            # A database not reachable or not migrated yet, say: the server starts all the
+            # same, and the first request that needs it makes it and reports what is wrong
+            # in full. One line here.
+            name = getattr(step, "__name__", step)
+            logger.warning("Warming %s failed: %s: %s", name, type(error).__name__, error)
     for alias in connections:
         # Not one a caller's transaction holds (a test's).
         if not connections[alias].in_atomic_block:
