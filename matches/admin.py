@@ -265,9 +265,10 @@ class TapAdmin(ReadOnlyAdmin):
 
 @admin.register(MatchCorrection)
 class MatchCorrectionAdmin(ReadOnlyAdmin):
-    list_display = ["match", "corrected_by", "corrected_at", "before", "after"]
+    # The orders are seat ids: the match's page reads them with each player's name now.
+    list_display = ["match", "corrected_by", "corrected_at"]
     list_select_related = ["match__table", "corrected_by"]
-    raw_id_fields = ["match", "corrected_by"]
+    raw_id_fields = ["match", "corrected_by", "through_tap"]
 
 
 @admin.register(PlayerMerge)

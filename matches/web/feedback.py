@@ -57,7 +57,7 @@ def tap_message(result: TapOutcome, *, table: Table) -> str | None:
 def undo_message(result: UndoOutcome) -> str:
     """What the host reads after an undo, saying whether a filed match opened again."""
     template = UNDONE_CROWNING if result.reopened else UNDONE
-    message = _fill(template, name=_name(result.tap.player.name), number=result.match.number)
+    message = _fill(template, name=_name(result.player.name), number=result.match.number)
     if result.replayed:
         message = _fill(ALREADY_RECORDED, message=message)
     return message
