@@ -49,26 +49,6 @@ LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
 LOGGED_ERASURE = "Erased the player's name (results kept)."
 
 
-# What the public reads for a name kept as text that is no longer any seated player's (a
-# correction's order written before a rename): it may be a hidden player's old name.
-UNKNOWN_NAME = "–"
-
-
-def names_as_shown(names: list[str], *, players: list[Player], real_names: bool) -> list[str]:
-    """Names kept as text (a correction's orders, as they read at the time), each as this
-    viewer reads the player who has it now among players (matched ignoring case and width);
-    a name none of them has any more reads as kept to a host and as a dash to the public."""
-    by_key = {name_key(player.name): player for player in players}
-
-    def shown(name: str) -> str:
-        player = by_key.get(name_key(name))
-        if player is not None:
-            return player.shown_name(real=real_names)
-        return name if real_names else UNKNOWN_NAME
-
-    return [shown(name) for name in names]
-
-
 def _log(player: Player, by: User, message: str) -> None:
     LogEntry.objects.create(
         user_id=cast("int", by.pk),
