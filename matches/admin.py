@@ -23,7 +23,7 @@ from matches.models import (
 from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
-from matches.results.players.services import player_name_available
+from matches.results.players.services import player_name_available, player_renamed_message
 from matches.web.forms.accounts import AdminLoginForm, HostProfileForm
 from matches.web.forms.errors import refused_as_invalid
 
@@ -186,6 +186,13 @@ class PlayerAdmin(StandingsShownAdmin):
     def bump_tables_showing(self, obj) -> None:
         # Every table the player sat at shows the name: its pages must not answer 304.
         tables_bump(player_ids=[obj.pk])
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        # A rename names the earlier name with the record's id, as the app's rename does:
+        # an erasure takes every name the record has had.
+        if not add and "name" in form.changed_data:
+            return player_renamed_message(form.initial["name"], form.instance)
+        return super().construct_change_message(request, form, formsets, add)
 
 
 @admin.register(Table)

@@ -20,7 +20,7 @@ from matches.core.stamp import tables_bump
 from matches.models import HostProfile, Player, PlayerMerge, Table
 from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
-from matches.results.players.services import player_lock, player_pages_refresh
+from matches.results.players.services import names_logged, player_lock, player_pages_refresh
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
     PLAYER_NAME_TOO_LONG,
@@ -194,6 +194,31 @@ def _erase_absorbed(records: list[PlayerMerge]) -> list[str]:
     return names
 
 
+def _history_of(records: set[int]):
+    return LogEntry.objects.filter(
+        content_type=ContentType.objects.get_for_model(Player),
+        object_id__in=[str(pk) for pk in records],
+    )
+
+
+def _names_in_history(records: set[int]) -> list[str]:
+    """Every name the admin's history gave these records: each line about one of them was
+    titled with its name at the time, and a line written here names a record with its id
+    (a rename, a merge and its undo: players.services.names_logged)."""
+    names = list(_history_of(records).values_list("object_repr", flat=True))
+    for message in LogEntry.objects.filter(change_message__contains="(#").values_list(
+        "change_message", flat=True
+    ):
+        names += names_logged(message, records)
+    return names
+
+
+def _history_renamed(records: set[int]) -> None:
+    """The admin's history of each record is titled with what it reads as now."""
+    for pk in records:
+        _history_of({pk}).update(object_repr=erased_player_name(pk))
+
+
 def _forget_renderings() -> None:
     """What this process keeps in memory (renderings, reads, rows) may hold the name: gone.
     Other processes never serve theirs again (every key named the state before) and drop
@@ -214,13 +239,25 @@ def player_erase(*, player_id: int, by: User) -> Player:
     # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
     # into that player would wait on each other in a circle on PostgreSQL.
     merges = _merged_into(player_id)
+    records = {player_id, *(merge.absorbed_id for merge in merges)}
+    # A merge of one of these records undone since keeps the record as it was then (its
+    # name then, perhaps an earlier one): locked with the others, before the player.
+    given_back = list(
+        PlayerMerge.objects.select_for_update()
+        .filter(absorbed_id__in=records, undone_at__isnull=False)
+        .order_by("pk")
+    )
     player = player_lock(player_id)
     if player.erased_at is not None:
         return player
     names = [name for name in (player.name, player.public_name) if name]
     # Records merged into this one are the same person: their names go too, and a merge
     # undone later brings such a record back erased.
-    names += _erase_absorbed(merges)
+    names += _erase_absorbed(merges) + _erase_absorbed(given_back)
+    # Every name the records had before (a rename, a merge), as the admin's history kept it.
+    names += _names_in_history(records)
+    # An erased record's placeholder is no name to take out of the text.
+    names = [name for name in dict.fromkeys(names) if not reads_as_a_record(name, hidden=False)]
     replacement = erased_player_name(player.pk)
     player.name = replacement
     player.public_name = ""
@@ -228,6 +265,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     player.erased_at = timezone.now()
     player.key = erased_player_key(player.pk)
     player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
+    _history_renamed(records)
     _redact_everywhere(names, replacement)
     player_pages_refresh([player.pk])
     _log(player, by, LOGGED_ERASURE)
