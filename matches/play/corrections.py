@@ -165,4 +165,3 @@ def match_correct(
         # The taps made so far: each one's place is now the corrected order's.
         through_tap=match.taps.order_by("-id").first(),
     )
-

@@ -3,15 +3,22 @@ player ("Player 17"); an admin erases a player, whose name then goes from every 
 and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
 which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
 
+import json
+from importlib import import_module
 from typing import cast
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.contrib.messages.storage.cookie import MessageDecoder, MessageEncoder
+from django.contrib.messages.storage.session import SessionStorage
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.safestring import SafeData, mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept
@@ -47,6 +54,8 @@ PUBLIC_NAME_POSES = _(
 # What the admin's history says of the changes made here (its own words, not a person's).
 LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
 LOGGED_ERASURE = "Erased the player's name (results kept)."
+# Where django.contrib.messages keeps a session's waiting messages.
+MESSAGES_KEY = SessionStorage.session_key
 
 
 def _log(player: Player, by: User, message: str) -> None:
@@ -219,6 +228,32 @@ def _history_renamed(records: set[int]) -> None:
         _history_of({pk}).update(object_repr=erased_player_name(pk))
 
 
+def _redact_pending_messages(names: list[str], replacement: str) -> None:
+    """The flash messages waiting in hosts' sessions (django.contrib.messages keeps them
+    in the session until a page shows them), with names in them replaced. The app's own
+    messages name players by reference and read the name when shown (web.feedback); this
+    catches any message that wrote a name out."""
+    sessions = Session.objects.filter(expire_date__gt=timezone.now())
+    for session in sessions.iterator():
+        waiting = session.get_decoded().get(MESSAGES_KEY)
+        if not waiting:
+            continue
+        kept = json.loads(waiting, cls=MessageDecoder) if isinstance(waiting, str) else waiting
+        changed = False
+        for message in kept:
+            text = redact(str(message.message), names, replacement)
+            if text != str(message.message):
+                safe = isinstance(message.message, SafeData)
+                message.message = mark_safe(text) if safe else text  # noqa: S308
+                changed = True
+        if changed:
+            # Saved through the configured engine, so a cached copy follows.
+            store = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
+            store[MESSAGES_KEY] = json.dumps(kept, cls=MessageEncoder)
+            store.set_expiry(session.expire_date)  # no longer than it had
+            store.save()
+
+
 def _forget_renderings() -> None:
     """What this process keeps in memory (renderings, reads, rows) may hold the name: gone.
     Other processes never serve theirs again (every key named the state before) and drop
@@ -267,6 +302,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
     _history_renamed(records)
     _redact_everywhere(names, replacement)
+    _redact_pending_messages(names, replacement)
     player_pages_refresh([player.pk])
     _log(player, by, LOGGED_ERASURE)
     transaction.on_commit(_forget_renderings)

@@ -200,7 +200,7 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
     if match is not None and match.pk != discard_match_id:
         taps = live_taps(match)
         if taps:
-            names = ", ".join(tap.player.name for tap in taps)
+            names = [tap.player for tap in taps]
             raise RuleError(
                 messages.MATCH_UNDER_WAY,
                 code=Refusal.MATCH_UNDER_WAY,

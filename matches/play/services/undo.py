@@ -167,7 +167,7 @@ def _table_undo_last(
         if named is not None and latest.pk != named.pk:
             if tap_key is not None:
                 raise RuleError(
-                    messages.NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player.name
+                    messages.NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player
                 )
             raise RuleError(messages.NOT_LATEST, code=Refusal.NOT_LATEST)
     else:
