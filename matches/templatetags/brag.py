@@ -45,11 +45,21 @@ def bdi(name: object) -> str:
     return format_html("<bdi>{}</bdi>", name)
 
 
-@register.filter
-def named(message, real_names) -> str:
-    """`{{ message|named:real_names }}`: a flash message with the players it names by
-    reference read as this viewer reads them now (web.feedback.with_names)."""
-    return feedback.with_names(getattr(message, "message", message), real_names=bool(real_names))
+@register.simple_tag(takes_context=True)
+def message_text(context, message) -> str:
+    """`{% message_text message %}`: a flash message with the players it names by reference
+    read as this viewer reads them now (web.feedback.with_names); a board on the page lends
+    the players it has read, so a tap's answer reads no name twice."""
+    board = context.get("board")
+    known = []
+    if board is not None:
+        seats = [*getattr(board, "standing", []), *getattr(board, "out", [])]
+        known = [seat.player for seat in [*seats, *getattr(board, "result_seats", [])]]
+    return feedback.with_names(
+        getattr(message, "message", message),
+        real_names=bool(context.get("real_names")),
+        known=known,
+    )
 
 
 @register.filter

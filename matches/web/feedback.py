@@ -7,6 +7,7 @@ public_ref, absorbed_ref), and the name is read when the message is shown (with_
 the viewer reads it then. An erased name is never kept in a session."""
 
 import re
+from collections.abc import Iterable
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.utils.html import conditional_escape, format_html
@@ -78,31 +79,35 @@ def _players(value: object) -> list[Player]:
     return []
 
 
-def with_names(text: str, *, real_names: bool) -> str:
-    """A message with each reference replaced by the name as this viewer reads it now (one
-    query per kind named); a message marked safe stays safe, its names escaped."""
+def with_names(text: str, *, real_names: bool, known: Iterable[Player] = ()) -> str:
+    """A message with each reference replaced by the name as this viewer reads it now: from
+    known (players the page has read already, as they are now), else one query per kind
+    named. A message marked safe stays safe, its names escaped."""
+    safe = isinstance(text, SafeData)
+    text = str(text)
     found = _REF.findall(text)
     if not found:
-        return text
+        return mark_safe(text) if safe else text  # noqa: S308
     wanted = {kind: {int(pk) for k, pk in found if k == kind} for kind in "psm"}
     names: dict[tuple[str, int], str] = {}
     people = wanted["p"] | wanted["s"]
-    if people:
-        for player in Player.objects.filter(pk__in=people):
-            names["p", player.pk] = player.shown_name(real=real_names)
-            names["s", player.pk] = player.shown_name(real=False)
+    read = {player.pk: player for player in known if player.pk in people}
+    if people - set(read):
+        read.update((p.pk, p) for p in Player.objects.filter(pk__in=people - set(read)))
+    for player in read.values():
+        names["p", player.pk] = player.shown_name(real=real_names)
+        names["s", player.pk] = player.shown_name(real=False)
     if wanted["m"]:
         for pk, name in PlayerMerge.objects.filter(pk__in=wanted["m"]).values_list(
             "pk", "absorbed_name"
         ):
             names["m", pk] = name
-    safe = isinstance(text, SafeData)
 
     def name(match: re.Match) -> str:
         shown = names.get((match.group(1), int(match.group(2))), "–")
         return str(conditional_escape(shown)) if safe else shown
 
-    replaced = _REF.sub(name, str(text))
+    replaced = _REF.sub(name, text)
     return mark_safe(replaced) if safe else replaced  # noqa: S308
 
 
