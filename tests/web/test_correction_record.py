@@ -190,9 +190,7 @@ class TestTheConfirmation:
         page = text(response)
         assert "Corrigir a partida 1?" in page
         assert "Nada fica guardado até confirmar." in page
-        assert "As cotações desta partida e de 0 partidas seguintes são recalculadas." in (
-            page
-        )
+        assert "As cotações desta partida e de 0 partidas seguintes são recalculadas." in (page)
 
 
 class TestUndoReadsTheCorrection:

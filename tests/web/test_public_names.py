@@ -6,11 +6,11 @@ import unicodedata
 from io import StringIO
 
 import pytest
-from django.forms.models import model_to_dict
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
 from matches.integrity import integrity_problems
