@@ -159,15 +159,15 @@ def _corrected_tap_problems(taps) -> list[str]:
                 )
     for t in taps:
         where = f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}"
-        c = covering(corrections[t.match_id], t.pk)
-        seat = (
-            seats[t.match_id].get(c.seat_in(t.place))
-            if c and t.place <= len(c.after_seats)
+        cover = covering(corrections[t.match_id], t.pk)
+        held = (
+            seats[t.match_id].get(cover.seat_in(t.place))
+            if cover and t.place <= len(cover.after_seats)
             else None
         )
-        if seat is None or seat.place != t.place:
+        if held is None or held.place != t.place:
             problems.append(
-                f"{where}: the correction #{c.pk if c else '?'} and the seats disagree on who is "
+                f"{where}: the correction #{cover.pk if cover else '?'} and the seats disagree on who is "
                 f"out in {t.player.name}'s tap's place ({t.place})"
             )
     return problems

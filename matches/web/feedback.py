@@ -98,10 +98,10 @@ def with_names(text: str, *, real_names: bool, known: Iterable[Player] = ()) -> 
         names["p", player.pk] = player.shown_name(real=real_names)
         names["s", player.pk] = player.shown_name(real=False)
     if wanted["m"]:
-        for pk, name in PlayerMerge.objects.filter(pk__in=wanted["m"]).values_list(
+        for pk, absorbed in PlayerMerge.objects.filter(pk__in=wanted["m"]).values_list(
             "pk", "absorbed_name"
         ):
-            names["m", pk] = name
+            names["m", pk] = absorbed
 
     def name(match: re.Match) -> str:
         shown = names.get((match.group(1), int(match.group(2))), "–")
