@@ -223,6 +223,14 @@ class TestUndoReadsTheCorrection:
         assert places(open_match(table)) == {"Zoe": 4, "Priya": None, "Gonçalo": None, "Ann": None}
         assert integrity_problems() == []
 
+    def test_closing_the_reopened_match_names_who_is_out_now(self, host, host_client, table):
+        confirm(host_client, table)
+        table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+        before = written()
+        response = host_client.post(reverse("matches:close", args=[table.pk]), follow=True)
+        assert "Match 1 is under way (out so far: Zoe, Priya)." in text(response)
+        assert written() == before
+
 
 class TestIntegrityReadsTheCorrection:
     def test_a_correction_that_disagrees_with_the_seats_is_found(self, host_client, table):
