@@ -23,7 +23,11 @@ from matches.models import (
 from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
 from matches.results.filing import tables_deleted
-from matches.results.players.services import player_lock, player_name_available
+from matches.results.players.services import (
+    player_lock,
+    player_name_available,
+    player_renamed_message,
+)
 from matches.web.forms.accounts import AdminLoginForm, HostProfileForm
 from matches.web.forms.errors import refused_as_invalid
 
@@ -195,6 +199,13 @@ class PlayerAdmin(StandingsShownAdmin):
         # Every table the player sat at shows the name: its pages must not answer 304.
         tables_bump(player_ids=[obj.pk])
 
+    def construct_change_message(self, request, form, formsets, add=False):
+        # A rename names the earlier name with the record's id, as the app's rename does:
+        # an erasure takes every name the record has had.
+        if not add and "name" in form.changed_data:
+            return player_renamed_message(form.initial["name"], form.instance)
+        return super().construct_change_message(request, form, formsets, add)
+
 
 @admin.register(Table)
 class TableAdmin(StandingsShownAdmin):
@@ -273,9 +284,10 @@ class TapAdmin(ReadOnlyAdmin):
 
 @admin.register(MatchCorrection)
 class MatchCorrectionAdmin(ReadOnlyAdmin):
-    list_display = ["match", "corrected_by", "corrected_at", "before", "after"]
+    # The orders are seat ids: the match's page reads them with each player's name now.
+    list_display = ["match", "corrected_by", "corrected_at"]
     list_select_related = ["match__table", "corrected_by"]
-    raw_id_fields = ["match", "corrected_by"]
+    raw_id_fields = ["match", "corrected_by", "through_tap"]
 
 
 @admin.register(PlayerMerge)

@@ -14,7 +14,8 @@ from django.db.models import (
     Q,
 )
 
-from matches.models import Match, Player, Seat, Tap
+from matches.models import Match, MatchCorrection, Player, Seat, Tap
+from matches.models.corrections import covering
 from matches.results.filing import aggregate_problems
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.rules.names import clean_name, erased_player_key, erased_player_name, name_key
@@ -91,34 +92,84 @@ def table_problems() -> list[str]:
 
 
 def tap_problems() -> list[str]:
-    """Every live tap matches a seat's place, and every place below first has its tap."""
+    """Every live tap matches a seat's place, and every place below first has its tap. A tap
+    names who was tapped; where a correction made after it covers it, the player out in its
+    place is the one that correction puts there (read from the correction, not the tap)."""
     problems: list[str] = []
     active = Tap.objects.filter(undone_at__isnull=True, match__status__in=["open", "filed"])
+    corrected = MatchCorrection.objects.filter(
+        match=OuterRef("match"), through_tap_id__gte=OuterRef("pk")
+    )
+    uncorrected = active.filter(~Exists(corrected))
     seated = Seat.objects.filter(match=OuterRef("match"), player=OuterRef("player"))
-    for t in active.filter(~Exists(seated)).select_related("match__table", "player"):
+    for t in uncorrected.filter(~Exists(seated)).select_related("match__table", "player"):
         problems.append(
             f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
             f"{t.player.name} was eliminated but is not seated"
         )
-    for t in active.filter(
+    for t in uncorrected.filter(
         Exists(seated), ~Exists(seated.filter(place=OuterRef("place")))
     ).select_related("match__table", "player"):
         problems.append(
             f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}: "
             f"{t.player.name}'s tap and seat disagree on the place"
         )
-    tapped = Tap.objects.filter(
-        undone_at__isnull=True, match=OuterRef("match"), player=OuterRef("player")
+    problems += _corrected_tap_problems(active.filter(Exists(corrected)))
+    # A place below first has a live tap in it; in a match never corrected, one naming the
+    # seat's own player too.
+    live = Tap.objects.filter(undone_at__isnull=True, match=OuterRef("match"))
+    untapped = ~Exists(live.filter(place=OuterRef("place"))) | (
+        ~Exists(MatchCorrection.objects.filter(match=OuterRef("match")))
+        & ~Exists(live.filter(player=OuterRef("player")))
     )
     for s in (
         Seat.objects.filter(place__gte=2, match__status__in=["open", "filed"])
-        .filter(~Exists(tapped))
+        .filter(untapped)
         .select_related("match__table", "player")
     ):
         problems.append(
             f"Table {s.match.table.name!r} (#{s.match.table_id}) match {s.match.number}: "
             f"{s.player.name} has place {s.place} without a tap"
         )
+    return problems
+
+
+def _corrected_tap_problems(taps) -> list[str]:
+    """The live taps a correction covers (three queries: the taps, their matches' seats and
+    corrections): the seat the covering correction puts in each tap's place holds it; and
+    each correction's orders are its match's seats, each once."""
+    problems: list[str] = []
+    taps = list(taps.select_related("match__table", "player").order_by("id"))
+    match_ids = {t.match_id for t in taps}
+    seats: dict[int, dict[int, Seat]] = {}
+    for seat in Seat.objects.filter(match_id__in=match_ids).select_related("player"):
+        seats.setdefault(seat.match_id, {})[seat.pk] = seat
+    corrections: dict[int, list[MatchCorrection]] = {}
+    for c in MatchCorrection.objects.filter(match_id__in=match_ids).order_by("id"):
+        corrections.setdefault(c.match_id, []).append(c)
+    match_of = {t.match_id: t.match for t in taps}
+    for match_id, made in corrections.items():
+        seated = sorted(seats[match_id])
+        for c in made:
+            if sorted(c.before_seats) != seated or sorted(c.after_seats) != seated:
+                m = match_of[match_id]
+                problems.append(
+                    f"Table {m.table.name!r} (#{m.table_id}) match {m.number}: correction "
+                    f"#{c.pk} does not list the match's seats"
+                )
+    for t in taps:
+        where = f"Table {t.match.table.name!r} (#{t.match.table_id}) match {t.match.number}"
+        cover = covering(corrections[t.match_id], t.pk)
+        held = (
+            seats[t.match_id].get(cover.seat_in(t.place))
+            if cover and t.place <= len(cover.after_seats)
+            else None
+        )
+        if held is None or held.place != t.place:
+            problems.append(
+                f"{where}: the correction #{cover.pk if cover else '?'} and the seats disagree on who is "
+                f"out in {t.player.name}'s tap's place ({t.place})"
+            )
     return problems
 
 

@@ -41,8 +41,9 @@ rating_tables = league_tables(max_players=5)
 rating_ops = league_ops(["play", "play", "tap", "undo"], max_size=30)
 
 
-# Play (tests/play/test_properties.py): launch, tap, undo, roster edit and close on up to three
-# tables. Taps and rosters also name "ann", who reads the same as Ann.
+# Play (tests/play/test_properties.py): launch, tap, undo, roster edit, close and correction
+# (of the latest filed match, its order turned round by a number) on up to three tables. Taps
+# and rosters also name "ann", who reads the same as Ann.
 NAMES_WITH_A_TWIN = [*POOL, "ann"]
 table_index = st.integers(min_value=0, max_value=2)
 table_operations = st.lists(
@@ -54,9 +55,29 @@ table_operations = st.lists(
         st.tuples(st.just("undo"), table_index),
         st.tuples(st.just("roster"), table_index, st.lists(st.sampled_from(NAMES_WITH_A_TWIN), min_size=2, max_size=7, unique=True)),
         st.tuples(st.just("close"), table_index),
+        st.tuples(st.just("correct"), table_index, st.integers(min_value=1, max_value=9)),
     ),
     max_size=40,
 )  # fmt: skip
+# The same at one small table, tapped often enough to file matches, correct them, undo their
+# crownings and tap again.
+one_table = st.just(0)
+FEW = POOL[:4]
+corrected_operations = st.tuples(
+    st.tuples(st.just("launch"), st.sampled_from(MODES), st.lists(st.sampled_from(FEW), min_size=3, max_size=4, unique=True)),
+    st.lists(
+        st.one_of(
+            *(st.tuples(st.just("tap"), one_table, st.sampled_from([*FEW, "ann"])) for _ in range(6)),
+            st.tuples(st.just("undo"), one_table),
+            st.tuples(st.just("undo"), one_table),
+            st.tuples(st.just("correct"), one_table, st.integers(min_value=1, max_value=9)),
+            st.tuples(st.just("correct"), one_table, st.integers(min_value=1, max_value=9)),
+            st.tuples(st.just("close"), one_table),
+        ),
+        min_size=10,
+        max_size=40,
+    ),
+).map(lambda launch_then: [launch_then[0], *launch_then[1]])  # fmt: skip
 
 
 # Running totals (tests/results/test_running_totals.py): filings on a day of the last week

@@ -58,9 +58,20 @@ class RuleError(Exception):
         instead: Mapping[str, object] | None = None,
         **params: object,
     ) -> None:
-        self.message = str(message) % params if params else str(message)
+        # A parameter may be a player (or a list of players), read here by name: the page
+        # that keeps the message for later names them by reference instead (web.feedback).
+        self.template = message
+        self.params = params
+        shown = {key: _text(value) for key, value in params.items()}
+        self.message = str(message) % shown if params else str(message)
         self.code = code
         # What stands instead of the refused write, for programs (a tap refused because
         # another tablet put its player out: the place they have, who won): plain values.
         self.instead = dict(instead) if instead else None
         super().__init__(self.message)
+
+
+def _text(value: object) -> object:
+    if isinstance(value, list | tuple):
+        return ", ".join(str(item) for item in value)
+    return value

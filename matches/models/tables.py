@@ -327,12 +327,11 @@ class Tap(models.Model):
         verbose_name = _("tap")
         verbose_name_plural = _("taps")
         ordering = ["id"]
+        # No "one live tap per player" constraint: a correction moves players between
+        # places without rewriting the taps, so once its crowning is undone a player tapped
+        # in one place may be tapped again in the place the correction gave them. The tap
+        # service refuses a player already out (their seat's place) under the table's lock.
         constraints = [
-            models.UniqueConstraint(
-                fields=["match", "player"],
-                condition=Q(undone_at__isnull=True),
-                name="tap_player_once_per_match",
-            ),
             models.UniqueConstraint(
                 fields=["match", "place"],
                 condition=Q(undone_at__isnull=True),

@@ -1,12 +1,15 @@
 """Correcting a filed match: the order its players went out in is rewritten, and everything
 kept beside the filed matches ends as if it had been filed that way, while every later match
-stays as it was. The match's taps are rewritten with it (each keeps its place, and names the
-player now out in that place), so an undo of the table's latest tap and the integrity check
-read the corrected order; the correction row keeps what was tapped before."""
+stays as it was. The taps are the record of what was tapped and are never rewritten: the
+correction is a record of its own (MatchCorrection: the orders as the match's seats, and the
+taps it covers), which the match page shows after the taps, and from which the integrity
+check reads who is out in a covered tap's place. A host sees what a correction will do
+(correction_preview) before it is saved (match_correct)."""
 
 import copy
 import datetime
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 from django.contrib.auth import models as auth
@@ -16,8 +19,9 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import table_bump_returning
-from matches.models import Match, MatchCorrection, Seat, Table, Tap
+from matches.models import Match, MatchCorrection, Player, Seat, Table
 from matches.org.hosts import User, may_change_table
+from matches.ratings.selectors import matches_rated_after
 from matches.results import filing
 from matches.rules.names import name_key
 from matches.rules.nights import night_of
@@ -59,22 +63,33 @@ def _ordered(seats: list[Seat], names: Sequence[str], number: int) -> list[Seat]
     return [by_key[key] for key in wanted]
 
 
-@transaction.atomic
-def match_correct(
-    *,
-    table_id: int,
-    number: int,
-    names: Sequence[str],
-    by: User,
-    confirmed: bool = False,
-) -> MatchCorrection:
-    """Rewrite the order a filed match's players went out in (names: out first, the winner
-    last): its places, points and winner, every aggregate and, by the replay scheduled from
-    its position, every rating after it. A match of a night that is over needs confirmed."""
-    stamped = table_bump_returning(table_id=table_id)  # the table's lock, as a tap takes it
-    if stamped is None:
-        raise Table.DoesNotExist
-    table = stamped.table
+@dataclass(frozen=True)
+class PlaceChange:
+    """One player's place in the corrected order, and the place filed before it."""
+
+    player: Player
+    place: int
+    was: int
+
+
+@dataclass(frozen=True)
+class CorrectionPreview:
+    """What a correction would do, read before anything is saved: every player's new place
+    (the winner first) with the old one, whether its night is over (the host confirms
+    either way), and how many later matches' ratings the correction replays."""
+
+    match: Match
+    places: list[PlaceChange]
+    names: list[str]
+    night_closed: bool
+    replayed: int
+
+
+def _checked(
+    *, table: Table, number: int, names: Sequence[str], by: User
+) -> tuple[Match, list[Seat], list[Seat], list[Seat]]:
+    """The filed match, its seats (by seat, players read), the order as filed and the order
+    the names give; or the refusal a correction of it meets."""
     if not may_change_table(by, table):
         raise RuleError(NOT_YOURS, code=Refusal.NOT_YOUR_TABLE)
     match = table.matches.live().filter(number=number).first()
@@ -87,6 +102,48 @@ def match_correct(
     before = went_out(seats)
     if order == before:
         raise RuleError(UNCHANGED, code=Refusal.ORDER_UNCHANGED)
+    return match, seats, before, order
+
+
+def correction_preview(
+    *, table: Table, number: int, names: Sequence[str], by: User
+) -> CorrectionPreview:
+    """What correcting a filed match to this order (names: out first, the winner last)
+    would do, with the refusals match_correct would meet; writes nothing."""
+    match, _seats, _before, order = _checked(table=table, number=number, names=names, by=by)
+    count = len(order)
+    places = [
+        PlaceChange(player=seat.player, place=count - index, was=cast("int", seat.place))
+        for index, seat in enumerate(order)
+    ]
+    return CorrectionPreview(
+        match=match,
+        places=places[::-1],
+        names=[seat.player.name for seat in order],
+        night_closed=night_closed(match=match),
+        replayed=matches_rated_after(match=match),
+    )
+
+
+@transaction.atomic
+def match_correct(
+    *,
+    table_id: int,
+    number: int,
+    names: Sequence[str],
+    by: User,
+    confirmed: bool = False,
+) -> MatchCorrection:
+    """Rewrite the order a filed match's players went out in (names: out first, the winner
+    last): its places, points and winner, every aggregate and, by the replay scheduled from
+    its position, every rating after it. The taps stay as they were tapped; the correction
+    kept says who is out in their places now. A match of a night that is over needs
+    confirmed."""
+    stamped = table_bump_returning(table_id=table_id)  # the table's lock, as a tap takes it
+    if stamped is None:
+        raise Table.DoesNotExist
+    table = stamped.table
+    match, seats, before, order = _checked(table=table, number=number, names=names, by=by)
     now = timezone.now()
     if not confirmed and night_closed(match=match, now=now):
         raise RuleError(NIGHT_CLOSED, code=Refusal.NIGHT_CLOSED, number=number)
@@ -97,29 +154,14 @@ def match_correct(
     for place, seat in zip(range(len(order), 0, -1), order, strict=True):
         seat.place = place
     Seat.objects.bulk_update(seats, ["place"])
-    _retap(match, {seat.place: seat.player_id for seat in seats}, by=by, now=now)
     match.winner = order[-1].player
     match.save(update_fields=["winner"])
     filing.match_refile(table=table, match=match, before=was, after=seats)
     return MatchCorrection.objects.create(
         match=match,
         corrected_by=cast("auth.User", by),  # may_change_table: a host's account
-        before=[seat.player.name for seat in before],
-        after=[seat.player.name for seat in order],
+        before_seats=[seat.pk for seat in before],
+        after_seats=[seat.pk for seat in order],
+        # The taps made so far: each one's place is now the corrected order's.
+        through_tap=match.taps.order_by("-id").first(),
     )
-
-
-def _retap(
-    match: Match, player_at: dict[int | None, int], *, by: User, now: datetime.datetime
-) -> None:
-    """Each live tap of the match names the player now out in its place. A live tap's player
-    is unique within the match, checked row by row: the taps leave the live set for the
-    statement that gives them their players back, then return to it."""
-    taps = list(match.taps.filter(undone_at__isnull=True))
-    if not taps:
-        return
-    Tap.objects.filter(pk__in=[tap.pk for tap in taps]).update(undone_at=now, undone_by=by)
-    for tap in taps:
-        tap.player_id = player_at[tap.place]
-        tap.undone_at = tap.undone_by = None
-    Tap.objects.bulk_update(taps, ["player", "undone_at", "undone_by"])

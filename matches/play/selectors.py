@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
 
-from matches.models import Match, MatchCorrection, Seat, Table, Tap
+from matches.models import Match, MatchCorrection, Player, Seat, Table, Tap
 from matches.play import tonight
 from matches.rules.scoring import finished_place
 
@@ -39,6 +39,9 @@ class Board:
     # match was given a new roster, that change goes too and the host confirms first.
     undo_reopens: bool = False
     undo_drops_roster: bool = False
+    # Who an undo of last_tap puts back standing: the player out in its place, whom a
+    # correction may have made another than the one tapped.
+    undo_player: "Player | None" = None
 
 
 class CurrentMatch(NamedTuple):
@@ -129,11 +132,17 @@ def _board(
         result_seats = list(result.seats.select_related("player").order_by("place"))
     undo_reopens = last_tap is not None and last_tap.match.status == Match.Status.FILED
     undo_drops_roster = False
+    undo_player = None
+    if last_tap is not None:
+        undo_player = (
+            _out_in(out, last_tap) if last_tap.match_id == getattr(match, "pk", None) else None
+        )
     if for_host and last_tap is not None and undo_reopens and match is not None:
         # One more read only when an undo would cross into the filed match.
+        filed = list(last_tap.match.seats.select_related("player").order_by("position"))
+        undo_player = _out_in(filed, last_tap)
         seating = [seat.player_id for seat in sorted(standing + out, key=lambda s: s.position)]
-        filed = last_tap.match.seats.order_by("position").values_list("player_id", flat=True)
-        undo_drops_roster = seating != list(filed)
+        undo_drops_roster = seating != [seat.player_id for seat in filed]
     return Board(
         table=table,
         match=match,
@@ -145,7 +154,13 @@ def _board(
         result_seats=result_seats,
         undo_reopens=undo_reopens,
         undo_drops_roster=undo_drops_roster,
+        undo_player=undo_player or (last_tap.player if last_tap is not None else None),
     )
+
+
+def _out_in(seats: Sequence[Seat], tap: Tap) -> Player | None:
+    """The player out in a tap's place among its match's seats."""
+    return next((seat.player for seat in seats if seat.place == tap.place), None)
 
 
 def board_after_undo(
@@ -197,6 +212,7 @@ def board_after_tap(
         undo_reopens=crowned,
         # The next match opened with the filed match's seating: no roster change to lose.
         undo_drops_roster=False,
+        undo_player=tap.player,
     )
 
 
@@ -383,13 +399,33 @@ def last_seating(
     return list(seats.values_list("player__name", flat=True))
 
 
-def match_corrections(*, match: Match) -> list[MatchCorrection]:
-    """A match's corrections, oldest first, each with its host's display name: one query,
-    none for a match read by match_detail that was never corrected."""
+@dataclass(frozen=True)
+class CorrectionLine:
+    """A correction as the match page shows it: who corrected, when, and the orders before
+    and after as the match's seats (each with its player as the record reads now)."""
+
+    correction: MatchCorrection
+    before: list[Seat]
+    after: list[Seat]
+
+
+def match_corrections(*, match: Match) -> list[CorrectionLine]:
+    """A match's corrections, oldest first, each with its host's display name and its
+    orders as the match's seats (match_detail's, players read): one query, none for a match
+    read by match_detail that was never corrected."""
     if not getattr(match, "corrected", True):
         return []
-    return list(
+    seats = {seat.pk: seat for seat in match.seats.all()}
+    corrections = (
         MatchCorrection.objects.filter(match_id=match.pk)
         .select_related("corrected_by__host_profile")
         .order_by("id")
     )
+    return [
+        CorrectionLine(
+            correction=correction,
+            before=[seats[pk] for pk in correction.before_seats if pk in seats],
+            after=[seats[pk] for pk in correction.after_seats if pk in seats],
+        )
+        for correction in corrections
+    ]

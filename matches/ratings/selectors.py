@@ -5,8 +5,9 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
-from matches.models import Player, PlayerRating
+from matches.models import Match, Player, PlayerRating
 from matches.ratings.engine import PROVISIONAL_BELOW, ordinal, shown_rating
+from matches.ratings.store import filed_after
 from matches.rules.names import shown_player_name
 
 
@@ -95,3 +96,9 @@ def player_rating(*, player: Player) -> RatingRow | None:
         if row.player_id == player.pk:
             return row
     return None
+
+
+def matches_rated_after(*, match: Match) -> int:
+    """How many filed matches come after this one in filing order: the matches whose
+    ratings a change to it replays. One count, answered from the filing index."""
+    return filed_after(match).count()

@@ -3,16 +3,23 @@ player ("Player 17"); an admin erases a player, whose name then goes from every 
 and record the app keeps ("Former player 17"), while every result stays as it was. Who reads
 which name is rules.names.shown_player_name; every page showing it is refreshed at once."""
 
+import json
 from collections.abc import Iterable
+from importlib import import_module
 from typing import cast
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.admin.models import CHANGE, LogEntry
 from django.contrib.contenttypes.models import ContentType
+from django.contrib.messages.storage.cookie import MessageDecoder, MessageEncoder
+from django.contrib.messages.storage.session import SessionStorage
+from django.contrib.sessions.models import Session
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.safestring import SafeData, mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept
@@ -21,7 +28,7 @@ from matches.core.stamp import tables_bump
 from matches.models import HostProfile, Player, PlayerMerge, Table
 from matches.org.hosts import User, require_host
 from matches.org.names import may_erase_players
-from matches.results.players.services import player_lock, player_pages_refresh
+from matches.results.players.services import names_logged, player_lock, player_pages_refresh
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
     PLAYER_NAME_TOO_LONG,
@@ -48,26 +55,8 @@ PUBLIC_NAME_POSES = _(
 # What the admin's history says of the changes made here (its own words, not a person's).
 LOGGED_PUBLIC_NAME = "Changed how the player is shown in public."
 LOGGED_ERASURE = "Erased the player's name (results kept)."
-
-
-# What the public reads for a name kept as text that is no longer any seated player's (a
-# correction's order written before a rename): it may be a hidden player's old name.
-UNKNOWN_NAME = "–"
-
-
-def names_as_shown(names: list[str], *, players: list[Player], real_names: bool) -> list[str]:
-    """Names kept as text (a correction's orders, as they read at the time), each as this
-    viewer reads the player who has it now among players (matched ignoring case and width);
-    a name none of them has any more reads as kept to a host and as a dash to the public."""
-    by_key = {name_key(player.name): player for player in players}
-
-    def shown(name: str) -> str:
-        player = by_key.get(name_key(name))
-        if player is not None:
-            return player.shown_name(real=real_names)
-        return name if real_names else UNKNOWN_NAME
-
-    return [shown(name) for name in names]
+# Where django.contrib.messages keeps a session's waiting messages.
+MESSAGES_KEY = SessionStorage.session_key
 
 
 def _log(player: Player, by: User, message: str) -> None:
@@ -230,6 +219,57 @@ def _erase_absorbed(records: list[PlayerMerge]) -> list[str]:
     return names
 
 
+def _history_of(records: set[int]):
+    return LogEntry.objects.filter(
+        content_type=ContentType.objects.get_for_model(Player),
+        object_id__in=[str(pk) for pk in records],
+    )
+
+
+def _names_in_history(records: set[int]) -> list[str]:
+    """Every name the admin's history gave these records: each line about one of them was
+    titled with its name at the time, and a line written here names a record with its id
+    (a rename, a merge and its undo: players.services.names_logged)."""
+    names = list(_history_of(records).values_list("object_repr", flat=True))
+    for message in LogEntry.objects.filter(change_message__contains="(#").values_list(
+        "change_message", flat=True
+    ):
+        names += names_logged(message, records)
+    return names
+
+
+def _history_renamed(records: set[int]) -> None:
+    """The admin's history of each record is titled with what it reads as now."""
+    for pk in records:
+        _history_of({pk}).update(object_repr=erased_player_name(pk))
+
+
+def _redact_pending_messages(names: list[str], replacement: str) -> None:
+    """The flash messages waiting in hosts' sessions (django.contrib.messages keeps them
+    in the session until a page shows them), with names in them replaced. The app's own
+    messages name players by reference and read the name when shown (web.feedback); this
+    catches any message that wrote a name out."""
+    sessions = Session.objects.filter(expire_date__gt=timezone.now())
+    for session in sessions.iterator():
+        waiting = session.get_decoded().get(MESSAGES_KEY)
+        if not waiting:
+            continue
+        kept = json.loads(waiting, cls=MessageDecoder) if isinstance(waiting, str) else waiting
+        changed = False
+        for message in kept:
+            text = redact(str(message.message), names, replacement)
+            if text != str(message.message):
+                safe = isinstance(message.message, SafeData)
+                message.message = mark_safe(text) if safe else text  # noqa: S308
+                changed = True
+        if changed:
+            # Saved through the configured engine, so a cached copy follows.
+            store = import_module(settings.SESSION_ENGINE).SessionStore(session.session_key)
+            store[MESSAGES_KEY] = json.dumps(kept, cls=MessageEncoder)
+            store.set_expiry(session.expire_date)  # no longer than it had
+            store.save()
+
+
 def _forget_renderings() -> None:
     """What this process keeps in memory (renderings, reads, rows) may hold the name: gone.
     Other processes never serve theirs again (every key named the state before) and drop
@@ -250,13 +290,25 @@ def player_erase(*, player_id: int, by: User) -> Player:
     # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
     # into that player would wait on each other in a circle on PostgreSQL.
     merges = _merged_into(player_id)
+    records = {player_id, *(merge.absorbed_id for merge in merges)}
+    # A merge of one of these records undone since keeps the record as it was then (its
+    # name then, perhaps an earlier one): locked with the others, before the player.
+    given_back = list(
+        PlayerMerge.objects.select_for_update()
+        .filter(absorbed_id__in=records, undone_at__isnull=False)
+        .order_by("pk")
+    )
     player = player_lock(player_id)
     if player.erased_at is not None:
         return player
     names = [name for name in (player.name, player.public_name) if name]
     # Records merged into this one are the same person: their names go too, and a merge
     # undone later brings such a record back erased.
-    names += _erase_absorbed(merges)
+    names += _erase_absorbed(merges) + _erase_absorbed(given_back)
+    # Every name the records had before (a rename, a merge), as the admin's history kept it.
+    names += _names_in_history(records)
+    # An erased record's placeholder is no name to take out of the text.
+    names = [name for name in dict.fromkeys(names) if not reads_as_a_record(name, hidden=False)]
     replacement = erased_player_name(player.pk)
     # One lock order (docs/architecture.md): the player (claimed), tables, the stamp; then
     # the seasons and the player's new key (the row's strongest lock, see player_lock).
@@ -269,6 +321,8 @@ def player_erase(*, player_id: int, by: User) -> Player:
     player.erased_at = timezone.now()
     player.key = erased_player_key(player.pk)
     player.save(update_fields=["name", "key", "public_name", "hidden", "erased_at"])
+    _history_renamed(records)
+    _redact_pending_messages(names, replacement)
     _log(player, by, LOGGED_ERASURE)
     transaction.on_commit(_forget_renderings)
     return player

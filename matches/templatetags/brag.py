@@ -6,6 +6,7 @@ from django.utils.html import format_html, format_html_join
 
 from matches.org.hosts import host_name_for, may_change_table
 from matches.rules import nights, scoring
+from matches.web import feedback
 from matches.web.story import signed as signed_change
 
 register = template.Library()
@@ -42,6 +43,23 @@ def bdi(name: object) -> str:
     """A name isolated inside a sentence, so a right-to-left name cannot reorder the words
     around it: use it in `{% blocktranslate with name=player.name|bdi %}`."""
     return format_html("<bdi>{}</bdi>", name)
+
+
+@register.simple_tag(takes_context=True)
+def message_text(context, message) -> str:
+    """`{% message_text message %}`: a flash message with the players it names by reference
+    read as this viewer reads them now (web.feedback.with_names); a board on the page lends
+    the players it has read, so a tap's answer reads no name twice."""
+    board = context.get("board")
+    known = []
+    if board is not None:
+        seats = [*getattr(board, "standing", []), *getattr(board, "out", [])]
+        known = [seat.player for seat in [*seats, *getattr(board, "result_seats", [])]]
+    return feedback.with_names(
+        getattr(message, "message", message),
+        real_names=bool(context.get("real_names")),
+        known=known,
+    )
 
 
 @register.filter

@@ -1,12 +1,21 @@
 """What the host reads after a write: message wording is presentation, so it lives with the
-views that show it, not with the rules in play/services/."""
+views that show it, not with the rules in play/services/.
+
+A message waits in the host's session until a page shows it, and a player named in it may
+be erased, renamed or hidden meanwhile: a message names a player by reference (player_ref,
+public_ref, absorbed_ref), and the name is read when the message is shown (with_names), as
+the viewer reads it then. An erased name is never kept in a session."""
+
+import re
+from collections.abc import Iterable
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeData, SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from matches.models import Table
+from matches.core.errors import RuleError
+from matches.models import Player, PlayerMerge, Table
 from matches.play.services.tap import TapOutcome
 from matches.play.services.undo import UndoOutcome
 from matches.rules.scoring import shown_place
@@ -31,8 +40,79 @@ def _fill(template: str, **params: object) -> SafeString:
     return mark_safe(str(template) % {key: conditional_escape(v) for key, v in params.items()})  # noqa: S308
 
 
-def _name(name: str) -> SafeString:
-    return format_html("<bdi>{}</bdi>", name)
+# A reference: private-use characters no name can hold (names are cleaned of them), the
+# kind (p: a player as the viewer reads them; s: as the public does; m: the record a merge
+# absorbed) and an id.
+_REF = re.compile("\ue000([psm])([0-9]+)\ue001")
+
+
+def player_ref(player: Player) -> str:
+    return f"\ue000p{player.pk}\ue001"
+
+
+def public_ref(player: Player) -> str:
+    return f"\ue000s{player.pk}\ue001"
+
+
+def absorbed_ref(merge: PlayerMerge) -> str:
+    return f"\ue000m{merge.pk}\ue001"
+
+
+def refusal_message(error: RuleError) -> str:
+    """A refusal's message with every player it names by reference (the service passed the
+    player, not the name)."""
+    players = {key: value for key, value in error.params.items() if _players(value)}
+    if not players:
+        return error.message
+    params = {
+        key: ", ".join(player_ref(p) for p in _players(value)) if key in players else value
+        for key, value in error.params.items()
+    }
+    return str(error.template) % params
+
+
+def _players(value: object) -> list[Player]:
+    if isinstance(value, Player):
+        return [value]
+    if isinstance(value, list | tuple) and value and all(isinstance(v, Player) for v in value):
+        return list(value)
+    return []
+
+
+def with_names(text: str, *, real_names: bool, known: Iterable[Player] = ()) -> str:
+    """A message with each reference replaced by the name as this viewer reads it now: from
+    known (players the page has read already, as they are now), else one query per kind
+    named. A message marked safe stays safe, its names escaped."""
+    safe = isinstance(text, SafeData)
+    text = str(text)
+    found = _REF.findall(text)
+    if not found:
+        return mark_safe(text) if safe else text  # noqa: S308
+    wanted = {kind: {int(pk) for k, pk in found if k == kind} for kind in "psm"}
+    names: dict[tuple[str, int], str] = {}
+    people = wanted["p"] | wanted["s"]
+    read = {player.pk: player for player in known if player.pk in people}
+    if people - set(read):
+        read.update((p.pk, p) for p in Player.objects.filter(pk__in=people - set(read)))
+    for player in read.values():
+        names["p", player.pk] = player.shown_name(real=real_names)
+        names["s", player.pk] = player.shown_name(real=False)
+    if wanted["m"]:
+        for pk, absorbed in PlayerMerge.objects.filter(pk__in=wanted["m"]).values_list(
+            "pk", "absorbed_name"
+        ):
+            names["m", pk] = absorbed
+
+    def name(match: re.Match) -> str:
+        shown = names.get((match.group(1), int(match.group(2))), "–")
+        return str(conditional_escape(shown)) if safe else shown
+
+    replaced = _REF.sub(name, text)
+    return mark_safe(replaced) if safe else replaced  # noqa: S308
+
+
+def _name(player: Player) -> SafeString:
+    return format_html("<bdi>{}</bdi>", player_ref(player))
 
 
 def tap_message(result: TapOutcome, *, table: Table) -> str | None:
@@ -40,14 +120,14 @@ def tap_message(result: TapOutcome, *, table: Table) -> str | None:
     the result card shows every place (or the winner) once, instead of a second sentence."""
     if result.winner is not None and not result.replayed:
         return None
-    name = _name(result.tap.player.name)
+    name = _name(result.tap.player)
     place = shown_place(table.mode, result.tap.place)
     if place is not None:
         message = _fill(OUT_PLACED, name=name, place=ordinal(place))
     else:
         message = _fill(OUT, name=name)
     if result.winner is not None:
-        winner = _fill(WINS, name=_name(result.winner.name), number=result.match.number)
+        winner = _fill(WINS, name=_name(result.winner), number=result.match.number)
         message = format_html("{} {}", message, winner)
     if result.replayed:
         message = _fill(ALREADY_RECORDED, message=message)
@@ -57,7 +137,7 @@ def tap_message(result: TapOutcome, *, table: Table) -> str | None:
 def undo_message(result: UndoOutcome) -> str:
     """What the host reads after an undo, saying whether a filed match opened again."""
     template = UNDONE_CROWNING if result.reopened else UNDONE
-    message = _fill(template, name=_name(result.tap.player.name), number=result.match.number)
+    message = _fill(template, name=_name(result.player), number=result.match.number)
     if result.replayed:
         message = _fill(ALREADY_RECORDED, message=message)
     return message

@@ -98,8 +98,9 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
         "last_tap": (
             {
                 "key": str(last.key),
-                "player": last.player_id,
-                "name": last.player.shown_name(real=True),
+                # Who the undo puts back: the player out in the tap's place.
+                "player": board.undo_player.pk if board.undo_player else last.player_id,
+                "name": (board.undo_player or last.player).shown_name(real=True),
                 "number": last.match.number,
                 "match_id": last.match_id,
                 "place": last.place,

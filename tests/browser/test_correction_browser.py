@@ -1,5 +1,6 @@
 """Correcting a filed match on a tablet in portrait (768x1024): the up and down buttons reorder
-the players, the saved match shows the new places; without JavaScript the text box does it."""
+the players, the confirmation shows the new places and saves nothing until confirmed, the
+saved match shows the new places; without JavaScript the text box does it."""
 
 import re
 
@@ -60,7 +61,19 @@ def test_the_buttons_reorder_and_the_match_shows_the_new_places(browser, site, f
     assert page.evaluate("document.documentElement.scrollWidth") <= PORTRAIT["width"]
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / "correct-match-portrait.png")
-    page.get_by_role("button", name="Save correction").tap()
+    page.get_by_role("button", name="Review correction").tap()
+
+    expect(page.get_by_role("heading", name="Correct match 1?")).to_be_visible()
+    assert results(page) == [
+        ["1st", "Dev", "3", "1st · 3"],
+        ["2nd", "Alice", "2", "4th · 0"],
+        ["3rd", "Ben", "1", "3rd · 1"],
+        ["4th", "Cara", "0", "2nd · 2"],
+    ]
+    expect(page.get_by_text("The ratings of this match and of 0 later matches")).to_be_visible()
+    assert not MatchCorrection.objects.exists()
+    page.screenshot(path=SCREENSHOTS / "correct-match-confirm-portrait.png")
+    page.get_by_role("button", name="Confirm correction").tap()
 
     expect(page).to_have_url(re.compile(rf"/tables/{filed.pk}/matches/1/$"))
     expect(page.get_by_text("Match 1 corrected.")).to_be_visible()
@@ -84,7 +97,10 @@ def test_without_javascript_the_text_box_is_the_form(browser, site, filed):
     page.goto(f"{site}/tables/{filed.pk}/matches/1/correct/")
     expect(page.locator(".correct-order")).to_be_hidden()
     page.get_by_label("Order they went out").fill("Dev\nBen\nCara\nAlice")
-    page.get_by_role("button", name="Save correction").click()
+    page.get_by_role("button", name="Review correction").click()
+    expect(page.get_by_text("Nothing is saved until you confirm.")).to_be_visible()
+    assert not MatchCorrection.objects.exists()
+    page.get_by_role("button", name="Confirm correction").click()
     expect(page.get_by_text("Match 1 corrected.")).to_be_visible()
     assert places(filed.matches.get(number=1)) == {"Dev": 4, "Ben": 3, "Cara": 2, "Alice": 1}
     assert MatchCorrection.objects.count() == 1
@@ -100,7 +116,10 @@ def test_no_axe_violations_in_either_theme(browser, site, filed):
         page.goto(f"{site}/tables/{filed.pk}/matches/1/correct/")
         page.get_by_role("button", name="Move Cara up").tap()
         found += [f"{scheme} form: {v['id']}" for v in Axe().run(page).response["violations"]]
-        page.get_by_role("button", name="Save correction").tap()
+        page.get_by_role("button", name="Review correction").tap()
+        expect(page.get_by_role("button", name="Confirm correction")).to_be_visible()
+        found += [f"{scheme} confirm: {v['id']}" for v in Axe().run(page).response["violations"]]
+        page.get_by_role("button", name="Confirm correction").tap()
         expect(page.get_by_text("Match 1 corrected.")).to_be_visible()
         found += [f"{scheme} match: {v['id']}" for v in Axe().run(page).response["violations"]]
         context.close()

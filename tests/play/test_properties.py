@@ -1,5 +1,6 @@
-"""Random sequences of launch, tap, undo, roster edit and close on several tables keep every
-rule, and places and points always equal what a simple reference model computes."""
+"""Random sequences of launch, tap, undo, roster edit, close and correction on several tables
+keep every rule, and places and points always equal what a simple reference model computes
+(an undo after a correction takes back the player the correction put in the tap's place)."""
 
 import uuid
 from dataclasses import dataclass, field
@@ -11,11 +12,12 @@ from hypothesis import given, settings
 from matches.core import errors
 from matches.integrity import integrity_problems
 from matches.models import Table
+from matches.play import corrections
 from matches.play.services.tables import match_set_roster, table_close, table_launch
 from matches.play.services.tap import match_eliminate
 from matches.play.services.undo import table_undo_last
 from matches.rules.scoring import points_for
-from tests.strategies import table_operations
+from tests.strategies import corrected_operations, table_operations
 
 pytestmark = pytest.mark.django_db
 
@@ -86,6 +88,20 @@ class RefTable:
         match.roster = list(names)
         return True
 
+    def correct(self, shift: int) -> tuple[int, list[str], bool]:
+        """The latest filed match's order turned round by shift: its index, the new order
+        (first out first), and whether that changes it. (-1, [], False) when none is filed."""
+        filed = [index for index, match in enumerate(self.matches) if match.winner]
+        if not filed:
+            return -1, [], False
+        match = self.matches[filed[-1]]
+        order = [*match.out, match.winner]
+        turn = shift % len(order)
+        new = order[turn:] + order[:turn]
+        if new != order:
+            match.out, match.winner = new[:-1], new[-1]
+        return filed[-1], new, new != order
+
     def close(self) -> bool:
         if self.closed:
             return False
@@ -109,6 +125,14 @@ def db_state(table: Table) -> list[dict[str, int | None]]:
 @settings(max_examples=150)
 @given(ops=table_operations)
 def test_random_play_matches_the_reference_model(host, ops):
+    with transaction.atomic():
+        play(host, ops)
+        transaction.set_rollback(True)
+
+
+@settings(max_examples=100)
+@given(ops=corrected_operations)
+def test_random_play_with_corrections_matches_the_reference_model(host, ops):
     with transaction.atomic():
         play(host, ops)
         transaction.set_rollback(True)
@@ -146,6 +170,12 @@ def play(host, ops) -> None:
                 expected = ref.undo()
                 # The host confirms whatever the undo asks about (a roster change it drops).
                 table_undo_last(table_id=table.pk, tap_id=None, by=host, drop_roster=True)
+            elif op[0] == "correct":
+                index, names, expected = ref.correct(op[2])
+                # With nothing filed, match 1 is refused (in play, or discarded by a close).
+                corrections.match_correct(
+                    table_id=table.pk, number=index + 1 if names else 1, names=names, by=host
+                )
             elif op[0] == "roster":
                 expected = ref.set_roster(op[2])
                 match_set_roster(table_id=table.pk, match_id=match.pk, player_names=op[2], by=host)
@@ -174,3 +204,23 @@ def play(host, ops) -> None:
             expected = {n.casefold(): points_for(ref.mode, p) for n, p in model.places().items()}
             assert points == expected
     assert integrity_problems() == []
+
+
+def test_a_worked_run_with_corrections_undos_and_a_close(host):
+    """The reference model's path through corrections, as the random runs rarely file enough
+    matches to take it often: correct, undo the crowning, tap again, correct back, close."""
+    play(
+        host,
+        [
+            ("launch", "ranked", ["Ann", "Bo", "Cy", "Di"]),
+            ("tap", 0, "Bo"), ("tap", 0, "Cy"), ("tap", 0, "Di"),  # Ann wins match 1
+            ("correct", 0, 1),  # Cy, Di, Ann out, Bo wins
+            ("undo", 0),  # Ann (2nd in the corrected order) stands again with Bo
+            ("tap", 0, "Bo"),  # Bo 2nd this time: Ann wins
+            ("correct", 0, 2),
+            ("tap", 0, "Ann"), ("undo", 0), ("undo", 0), ("undo", 0),
+            ("correct", 0, 3),
+            ("close", 0),
+            ("correct", 0, 1),
+        ],
+    )  # fmt: skip

@@ -55,6 +55,17 @@ def points(table, number=1) -> dict[str, int]:
     }
 
 
+def save(client, table, players: str, number=1, **extra):
+    """The correction confirmed, as the confirmation page posts it."""
+    return client.post(correct_url(table, number), {"players": players, "confirm": "1"}, **extra)
+
+
+def order(correction, side: str) -> list[str]:
+    """A correction's order (before or after) as its seats' players are called now."""
+    seats = dict(Seat.objects.values_list("pk", "player__name"))
+    return [seats[pk] for pk in getattr(correction, f"{side}_seats")]
+
+
 def text(response) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
 
@@ -90,7 +101,7 @@ class TestTheForm:
         field = re.search(r'<textarea name="players"[^>]*>(.*?)</textarea>', html, re.S)
         assert field.group(1).strip().splitlines() == ["Alice", "Ben", "Cara", "Dev"]
         assert (
-            '<button type="submit" class="button button-primary">Save correction</button>' in html
+            '<button type="submit" class="button button-primary">Review correction</button>' in html
         )
         assert 'aria-label="Move Cara up"' in html and 'aria-label="Move Cara down"' in html
         assert 'src="/static/js/correct.js"' in html
@@ -99,7 +110,7 @@ class TestTheForm:
         self, host_client, host, table
     ):
         second = places(filed(table, 2))
-        response = host_client.post(correct_url(table), {"players": "Cara\nBen\nAlice\nDev\n"})
+        response = save(host_client, table, "Cara\nBen\nAlice\nDev\n")
         assert response.status_code == 302 and response["Location"] == match_url(table)
         assert places(filed(table)) == {"Cara": 4, "Ben": 3, "Alice": 2, "Dev": 1}
         assert points(table) == {"Cara": 0, "Ben": 1, "Alice": 2, "Dev": 3}
@@ -107,8 +118,8 @@ class TestTheForm:
         assert places(filed(table, 2)) == second
         assert open_match(table).number == 3
         correction = MatchCorrection.objects.get()
-        assert correction.before == ["Alice", "Ben", "Cara", "Dev"]
-        assert correction.after == ["Cara", "Ben", "Alice", "Dev"]
+        assert order(correction, "before") == ["Alice", "Ben", "Cara", "Dev"]
+        assert order(correction, "after") == ["Cara", "Ben", "Alice", "Dev"]
         assert correction.corrected_by == host
         assert integrity_problems() == []
 
@@ -119,7 +130,7 @@ class TestTheForm:
         assert "Order after: Cara , Ben , Alice , Dev ." in page
 
     def test_a_new_winner_moves_the_win_and_its_head_to_head(self, host_client, table):
-        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+        save(host_client, table, "Alice\nBen\nDev\nCara")
         match = filed(table)
         assert match.winner.name == "Cara"
         assert places(match) == {"Alice": 4, "Ben": 3, "Dev": 2, "Cara": 1}
@@ -137,7 +148,7 @@ class TestTheForm:
     ):
         table = make_table(host=host, players=GAME, mode="winner_takes_all")
         play(table, ["Alice", "Ben", "Cara"])
-        host_client.post(correct_url(table), {"players": "Dev\nCara\nBen\nAlice"})
+        save(host_client, table, "Dev\nCara\nBen\nAlice")
         assert places(filed(table)) == {"Dev": 4, "Cara": 3, "Ben": 2, "Alice": 1}
         page = text(host_client.get(match_url(table)))
         assert "Winner: Alice" in page
@@ -151,10 +162,12 @@ class TestTheForm:
         assert field.group(1).strip().splitlines() == ["Dev", "Cara", "Ben", "Alice"]
 
     def test_a_correction_can_be_corrected_back(self, host_client, table):
-        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"})
-        host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nDev"})
+        save(host_client, table, "Dev\nBen\nCara\nAlice")
+        save(host_client, table, "Alice\nBen\nCara\nDev")
         assert places(filed(table)) == {"Alice": 4, "Ben": 3, "Cara": 2, "Dev": 1}
-        assert list(MatchCorrection.objects.order_by("id").values_list("before", "after")) == [
+        assert [
+            (order(c, "before"), order(c, "after")) for c in MatchCorrection.objects.order_by("id")
+        ] == [
             (["Alice", "Ben", "Cara", "Dev"], ["Dev", "Ben", "Cara", "Alice"]),
             (["Dev", "Ben", "Cara", "Alice"], ["Alice", "Ben", "Cara", "Dev"]),
         ]
@@ -165,16 +178,16 @@ class TestTheForm:
     def test_names_ignore_case_and_spacing_and_are_kept_as_written_on_the_record(
         self, host_client, table
     ):
-        host_client.post(correct_url(table), {"players": "  cara \n\nBEN\nalice\n dev"})
+        save(host_client, table, "  cara \n\nBEN\nalice\n dev")
         assert places(filed(table)) == {"Cara": 4, "Ben": 3, "Alice": 2, "Dev": 1}
-        assert MatchCorrection.objects.get().after == ["Cara", "Ben", "Alice", "Dev"]
+        assert order(MatchCorrection.objects.get(), "after") == ["Cara", "Ben", "Alice", "Dev"]
 
     def test_the_match_page_reads_its_corrections_in_one_query(self, host_client, table):
-        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"})
+        save(host_client, table, "Dev\nBen\nCara\nAlice")
         client = FormClient()
         one_count = _queries(client, table)
-        host_client.post(correct_url(table), {"players": "Alice\nBen\nCara\nDev"})
-        host_client.post(correct_url(table), {"players": "Ben\nAlice\nCara\nDev"})
+        save(host_client, table, "Alice\nBen\nCara\nDev")
+        save(host_client, table, "Ben\nAlice\nCara\nDev")
         assert _queries(client, table) == one_count
 
 
@@ -320,7 +333,7 @@ class TestWhatTheCorrectionMoves:
         first = host_client.get(api)
         tag = first["ETag"]
         standings = host_client.get(reverse("matches:api_standings")).json()["rows"]
-        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+        save(host_client, table, "Alice\nBen\nDev\nCara")
         again = host_client.get(api, HTTP_IF_NONE_MATCH=tag)
         assert again.status_code == 200 and again["ETag"] != tag
         first_match = next(m for m in again.json()["matches"] if m["number"] == 1)
@@ -339,9 +352,10 @@ class TestWhatTheCorrectionMoves:
         tap(table, "Alice")
         assert places(filed(table, 2)) == {"Cara": 4, "Dev": 3, "Alice": 2, "Ben": 1}
         assert integrity_problems() == [] and rating_problems() == []
+        # The taps name who was tapped: Dev out first, then Cara, then (after the undo) Alice.
         live = Tap.objects.filter(match__number=2, match__table=table, undone_at__isnull=True)
-        assert sorted(live.values_list("player__name", "place")) == [
-            ("Alice", 2), ("Cara", 4), ("Dev", 3)
+        assert list(live.order_by("id").values_list("player__name", "place")) == [
+            ("Dev", 4), ("Cara", 3), ("Alice", 2)
         ]  # fmt: skip
 
     def test_the_seats_of_a_correction_are_the_only_places_it_writes(self, host, table):
@@ -357,8 +371,8 @@ class TestInPortuguese:
         pt = {"HTTP_ACCEPT_LANGUAGE": "pt"}
         assert "Corrigir esta partida" in text(host_client.get(match_url(table), **pt))
         form = text(host_client.get(correct_url(table), **pt))
-        assert "Guardar a correção" in form and "Ordem de saída" in form
-        host_client.post(correct_url(table), {"players": "Dev\nBen\nCara\nAlice"}, **pt)
+        assert "Rever a correção" in form and "Ordem de saída" in form
+        save(host_client, table, "Dev\nBen\nCara\nAlice", **pt)
         page = text(host_client.get(match_url(table), **pt))
         assert "Partida 1 corrigida." in page
         assert (
@@ -388,7 +402,7 @@ class TestTheAdmin:
         boss.post(
             reverse("admin:matches_matchcorrection_delete", args=[correction.pk]), {"post": "yes"}
         )
-        assert MatchCorrection.objects.get().after == ["Dev", "Ben", "Cara", "Alice"]
+        assert order(MatchCorrection.objects.get(), "after") == ["Dev", "Ben", "Cara", "Alice"]
         match = reverse("admin:matches_match_change", args=[filed(table).pk])
         assert "Dev" in boss.get(match).content.decode()
 
@@ -413,7 +427,7 @@ class TestEveryScreenShowsTheCorrection:
         api_url = reverse("matches:api_table", args=[table.pk])
         seen_api = client.get(api_url)
 
-        host_client.post(correct_url(table), {"players": "Alice\nBen\nDev\nCara"})
+        save(host_client, table, "Alice\nBen\nDev\nCara")
 
         assert "Match 1: Cara won" in text(client.get(page))
         again = client.get(tv, HTTP_IF_NONE_MATCH=seen_tv["ETag"])

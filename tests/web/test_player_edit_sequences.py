@@ -55,7 +55,7 @@ class TestDoubleSubmits:
 
     def test_a_correction_sent_twice_is_saved_once(self, table, host_client):
         url = reverse("matches:match_correct", args=[table.pk, 1])
-        data = {"players": "Ben\nAlice\nCara\nDev"}
+        data = {"players": "Ben\nAlice\nCara\nDev", "confirm": "1"}
         assert host_client.post(url, data).status_code == 302
         after = written()
         again = host_client.post(url, data)
@@ -159,7 +159,8 @@ class TestCorrectionsAfterChanges:
             by=host,
         )
         url = reverse("matches:match_correct", args=[table.pk, 1])
-        assert host_client.post(url, {"players": "Ben\nAlice\nCara\nDev"}).status_code == 302
+        data = {"players": "Ben\nAlice\nCara\nDev", "confirm": "1"}
+        assert host_client.post(url, data).status_code == 302
         assert integrity_problems() == [] and rating_problems() == []
         assert list(table.matches.open().get().seats.values_list("player__name", flat=True)) != []
 
@@ -169,7 +170,7 @@ class TestCorrectionsAfterChanges:
         url = reverse("matches:match_correct", args=[table.pk, 1])
         form = body(admin_client.get(url))
         assert f"Former player {alice}" in form
-        data = {"players": f"Ben\nFormer player {alice}\nCara\nDev"}
+        data = {"players": f"Ben\nFormer player {alice}\nCara\nDev", "confirm": "1"}
         response = admin_client.post(url, data)
         assert response.status_code == 302
         assert integrity_problems() == []

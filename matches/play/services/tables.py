@@ -14,7 +14,7 @@ from django.utils import timezone
 from matches.core import autobackup
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import Match, Player, Seat, Table
 from matches.org.hosts import may_change_table
 from matches.play import messages
 from matches.results.players.services import player_name_clean, players_resolve
@@ -152,11 +152,6 @@ def roster_changed(filed: Match, following: Match) -> bool:
     return _seating(filed) != _seating(following)
 
 
-def live_taps(match: Match) -> list[Tap]:
-    """The taps that stand in a match, first first, with their players."""
-    return list(match.taps.filter(undone_at__isnull=True).select_related("player").order_by("id"))
-
-
 @transaction.atomic
 def table_launch(*, name: str, player_names: Sequence[str], mode: str, by: User) -> Table:
     """Launch a table and open its first match with every player standing."""
@@ -198,9 +193,11 @@ def table_close(*, table_id: int, by: User, discard_match_id: int | None = None)
     table = _lock_open_table(table_id, by)
     match = table.matches.select_for_update().open().first()
     if match is not None and match.pk != discard_match_id:
-        taps = live_taps(match)
-        if taps:
-            names = ", ".join(tap.player.name for tap in taps)
+        # Who is out, first out first, by the seats' places: a correction of the match,
+        # reopened since, may have put others in its taps' places than those tapped.
+        out = match.seats.filter(place__isnull=False).select_related("player")
+        names = [seat.player for seat in out.order_by("-place")]
+        if names:
             raise RuleError(
                 messages.MATCH_UNDER_WAY,
                 code=Refusal.MATCH_UNDER_WAY,

@@ -146,7 +146,7 @@ def _check_known(earlier: Tap, *, table_id: int, ref: MatchRef, player_id: int) 
         raise RuleError(
             messages.KEY_REUSED,
             code=Refusal.KEY_REUSED,
-            name=earlier.player.name,
+            name=earlier.player,
             number=earlier.match.number,
         )
     if earlier.is_undone:
@@ -161,15 +161,15 @@ class _Retried(Exception):
         super().__init__(tap.pk)
 
 
-def _name_of(seats: Sequence[Seat], player_id: int) -> str:
-    """The tapped player's name for a refusal naming them; an unknown player is not seated."""
+def _name_of(seats: Sequence[Seat], player_id: int) -> Player:
+    """The tapped player, for a refusal naming them; an unknown player is not seated."""
     seat = next((s for s in seats if s.player_id == player_id), None)
     if seat is not None:
-        return seat.player.name
-    name = Player.objects.filter(pk=player_id).values_list("name", flat=True).first()
-    if name is None:
+        return seat.player
+    player = Player.objects.filter(pk=player_id).first()
+    if player is None:
         raise RuleError(messages.UNKNOWN_PLAYER, code=Refusal.NOT_SEATED)
-    return name
+    return player
 
 
 def _seats() -> QuerySet[Seat]:
@@ -276,7 +276,7 @@ def _target(table: Table, ref: MatchRef, player_id: int) -> tuple[Match, list[Se
         raise RuleError(
             messages.ALREADY_OUT,
             code=Refusal.ALREADY_OUT,
-            name=seat.player.name,
+            name=seat.player,
             instead={"place": seat.place},
         )
     return match, seats, seat

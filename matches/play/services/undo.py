@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped
-from matches.models import Match, Seat, Table, Tap
+from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import messages
 from matches.play.services import tables
 from matches.results import filing
@@ -31,6 +31,9 @@ class UndoOutcome(Generic[A]):
     match: Match
     # True when the undone tap was a crowning: the match is open again.
     reopened: bool
+    # Who stands again: the player out in the tap's place, which a correction of the match
+    # may have given another player than the one tapped (None: the tap's own player).
+    back: Player | None = None
     # True when the undo named its tap by key and that tap had already been undone: a
     # resent undo from the tablet's queue, answered without changing anything.
     replayed: bool = False
@@ -43,6 +46,11 @@ class UndoOutcome(Generic[A]):
     latest: Tap | None = None
     # What the caller's step (table_undo_last's then) read in the undo's transaction.
     answer: A | None = None
+
+    @property
+    def player(self) -> Player:
+        """The player who stands again."""
+        return self.back if self.back is not None else self.tap.player
 
 
 class _UndoReplayed(Exception):
@@ -159,7 +167,7 @@ def _table_undo_last(
         if named is not None and latest.pk != named.pk:
             if tap_key is not None:
                 raise RuleError(
-                    messages.NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player.name
+                    messages.NOT_LATEST_NAMED, code=Refusal.NOT_LATEST, name=named.player
                 )
             raise RuleError(messages.NOT_LATEST, code=Refusal.NOT_LATEST)
     else:
@@ -213,16 +221,21 @@ def _undo_crowning(
                 next=following.number,
             )
         tables.discard_open(table, Match.DiscardReason.UNDONE)
-        seats = list(match.seats.all())
+        seats = list(match.seats.select_related("player"))
         filing.match_unfile(table=table, match=match, seats=seats)
         match.seats.filter(place=1).update(place=None)
         match.status = Match.Status.OPEN
         match.winner = None
         match.filed_at = None
         match.save(update_fields=["status", "winner", "filed_at"])
-    match.seats.filter(player_id=latest.player_id).update(place=None)
+        # The tap's place names who stands again: a correction may have put another player
+        # there than the one tapped (the seats hold the corrected order).
+        back = next((seat.player for seat in seats if seat.place == latest.place), None)
+    else:
+        back = None
+    match.seats.filter(place=latest.place).update(place=None)
     _mark_undone(latest, by=by, queued_by=queued_by, at=at)
-    return UndoOutcome(tap=latest, match=match, reopened=reopened, written=stamped)
+    return UndoOutcome(tap=latest, match=match, reopened=reopened, written=stamped, back=back)
 
 
 def _mark_undone(tap: Tap, *, by: User, queued_by: User | None, at: datetime.datetime) -> None:
@@ -248,7 +261,9 @@ def _undo_plain(
     seats = list(
         Seat.objects.filter(match_id=match.pk).select_related("player").order_by("position")
     )
-    seat = next(s for s in seats if s.player_id == latest.player_id)
+    # By place: once a corrected match is reopened, a tap made before the correction names
+    # who was tapped, and the seats say who is out in its place now.
+    seat = next(s for s in seats if s.place == latest.place)
     for each in seats:
         each.match = match
     seat.place = None
@@ -259,6 +274,7 @@ def _undo_plain(
         match=match,
         reopened=False,
         written=stamped,
+        back=seat.player,
         seats=seats,
         latest=before[0] if before else None,
     )

@@ -4,7 +4,8 @@ one and may undo that. Every seat, tap, tally and rating follows, and every cach
 shows names (standings, ratings, table pages, the TV) is refreshed at once."""
 
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from typing import cast
 
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
@@ -45,6 +46,21 @@ UNDO_NAME_TAKEN = _(
     "Another player is called “%(name)s” now, so “%(absorbed)s” cannot come back: rename "
     "that player first; nothing was changed."
 )
+
+
+# How the admin's history of the changes made here names a player: with the record's id, so
+# an erasure finds every name a record has had (names_logged), whatever it is called now.
+LOGGED_NAME = re.compile(r"“([^”]*)” \(#([0-9]+)\)")
+
+
+def logged_name(name: str, player_id: int) -> str:
+    return f"“{name}” (#{player_id})"
+
+
+def names_logged(message: str, player_ids: Iterable[int]) -> list[str]:
+    """The names a history line written here gave any of these records."""
+    wanted = {str(pk) for pk in player_ids}
+    return [name for name, pk in LOGGED_NAME.findall(message) if pk in wanted and name]
 
 
 def player_lock(player_id: int) -> Player:
@@ -126,12 +142,22 @@ def player_rename(*, player_id: int, name: str, by: User) -> Player:
     """Give a player a new name; a name another player has (in any case) is refused."""
     require_host(by, refusal=NOT_A_HOST)
     player = player_lock(player_id)
+    was = player.name
     # The same rules as a new player's name, and no other player may read the same.
     player.name = player_name_available(name=name, player_id=player.pk)
     player_pages_refresh([player.pk])
     # A new key takes the row's strongest lock: only once the stamp is held (player_lock).
     player.save(update_fields=["name", "key"])
+    if player.name != was:
+        # The admin's history keeps the earlier name, for whoever asks who this was, and
+        # for an erasure, which takes every name the record has had.
+        _log(by, player, CHANGE, player_renamed_message(was, player))
     return player
+
+
+def player_renamed_message(was: str, player: Player) -> str:
+    """The admin's history line of a rename (the app's or the admin's own)."""
+    return f"Renamed {logged_name(was, player.pk)} to {logged_name(player.name, player.pk)}."
 
 
 # The ids moved back are read this many at a time (databases cap a statement's parameters).
@@ -197,7 +223,10 @@ def player_merge(
     RatingChange.objects.filter(player=drop).delete()
     players_merged(keep_id=keep.pk, drop_id=drop.pk)
     schedule.ratings_merged(keep=keep, dropped_id=drop.pk)
-    said = f"Merged “{drop.name}” (#{drop.pk}) into “{keep.name}” (#{keep.pk}), merge #{record.pk}."
+    said = (
+        f"Merged {logged_name(drop.name, drop.pk)} into {logged_name(keep.name, keep.pk)}, "
+        f"merge #{record.pk}."
+    )
     _log(by, keep, CHANGE, said)
     _log(by, drop, DELETION, said)
     _log(by, record, ADDITION, said)
@@ -257,8 +286,8 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     record.undone_at, record.undone_by_id = timezone.now(), by.pk
     record.save(update_fields=["undone_at", "undone_by"])
     said = (
-        f"Undid merge #{record.pk}: “{drop.name}” (#{drop.pk}) is a record of its own again, "
-        f"apart from “{keep.name}” (#{keep.pk})."
+        f"Undid merge #{record.pk}: {logged_name(drop.name, drop.pk)} is a record of its own "
+        f"again, apart from {logged_name(keep.name, keep.pk)}."
     )
     _log(by, keep, CHANGE, said)
     _log(by, drop, ADDITION, said)

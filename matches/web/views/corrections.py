@@ -1,5 +1,6 @@
-"""Correcting a filed match from its page: the form, its refusals and the confirmation a
-match of a night that is over asks for."""
+"""Correcting a filed match from its page: the form, its refusals, and the confirmation
+every correction asks for (the new places and points, and how many later matches' ratings
+are counted again): only the confirmation saves."""
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -7,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from matches.core.errors import Refusal, RuleError
+from matches.core.errors import RuleError
 from matches.models import Match, Table
 from matches.org.hosts import may_change_table
 from matches.play import corrections, selectors
@@ -20,8 +21,8 @@ from matches.web.htmx import HtmxHttpRequest
 @host_required
 @require_http_methods(["GET", "POST"])
 def match_correct(request: HtmxHttpRequest, table_id: int, number: int) -> HttpResponse:
-    """GET shows the filed match's order to correct; POST saves it, or asks to confirm a
-    correction of a night that is over."""
+    """GET shows the filed match's order to correct; POST shows what the correction would
+    do and asks to confirm it, saving nothing; POST with confirm saves it."""
     table = get_object_or_404(Table, pk=table_id)
     match = selectors.match_detail(table=table, number=number)
     if match is None:
@@ -38,18 +39,18 @@ def match_correct(request: HtmxHttpRequest, table_id: int, number: int) -> HttpR
         initial={"players": "\n".join(seat.player.name for seat in order)},
     )
     if request.method == "POST" and form.is_valid():
+        names = form.cleaned_data["players"]
         try:
+            if not form.cleaned_data["confirm"]:
+                preview = corrections.correction_preview(
+                    table=table, number=number, names=names, by=request.user
+                )
+                context = {"table": table, "match": match, "preview": preview}
+                return render(request, "matches/correct_confirm.html", context)
             corrections.match_correct(
-                table_id=table.pk,
-                number=number,
-                names=form.cleaned_data["players"],
-                by=request.user,
-                confirmed=form.cleaned_data["confirm"],
+                table_id=table.pk, number=number, names=names, by=request.user, confirmed=True
             )
         except RuleError as error:
-            if error.code == Refusal.NIGHT_CLOSED:
-                context = {"table": table, "match": match, "names": form.cleaned_data["players"]}
-                return render(request, "matches/correct_confirm.html", context)
             form.add_error(None, error.message)
         else:
             messages.success(request, _("Match %(number)s corrected.") % {"number": number})

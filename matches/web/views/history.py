@@ -15,7 +15,6 @@ from matches.core.stamp import Snapshot
 from matches.models import Table
 from matches.org.hosts import may_change_table
 from matches.play import audit, selectors
-from matches.results import public_names
 from matches.web.caching.headers import shared_cache
 from matches.web.caching.renderings import table_response
 from matches.web.caching.tags import (
@@ -99,16 +98,8 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
     if match is None:
         raise Http404
     trail = audit.match_audit(match=match)
+    # The corrections name seats: each player reads as this viewer reads them now.
     corrections = selectors.match_corrections(match=match)
-    # The orders were kept as names: each read as this viewer reads its player.
-    players = [seat.player for seat in match.seats.all()]
-    real = real_names(request)
-    for correction in corrections:
-        for order in ("before", "after"):
-            shown = public_names.names_as_shown(
-                getattr(correction, order), players=players, real_names=real
-            )
-            setattr(correction, f"{order}_shown", shown)
     context = {
         "table": table,
         "match": match,

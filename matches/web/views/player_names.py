@@ -11,6 +11,7 @@ from matches.core.errors import RuleError
 from matches.models import Player
 from matches.org.names import may_erase_players
 from matches.results import public_names
+from matches.web import feedback
 from matches.web.access import host_required
 from matches.web.forms.players import PlayerPublicNameForm
 from matches.web.htmx import HtmxHttpRequest
@@ -39,10 +40,8 @@ def player_public_name(request: HtmxHttpRequest, player_id: int) -> HttpResponse
         except RuleError as error:
             form.add_error(None, error.message)
         else:
-            shown = player.shown_name(real=False)
-            messages.success(
-                request, str(PUBLIC_NAME_SAVED) % {"shown": shown, "name": player.name}
-            )
+            refs = {"shown": feedback.public_ref(player), "name": feedback.player_ref(player)}
+            messages.success(request, str(PUBLIC_NAME_SAVED) % refs)
             return redirect("matches:player", player_id=player.pk)
     status = 400 if request.method == "POST" else 200
     context = {"player": player, "form": form}

@@ -12,6 +12,7 @@ from matches.models import Player, PlayerMerge
 from matches.results.players import selectors as player_selectors
 from matches.results.players import services as player_services
 from matches.rules.limits import NAME_MAX_LENGTH
+from matches.web import feedback
 from matches.web.access import host_required
 from matches.web.forms.players import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
 from matches.web.htmx import HtmxHttpRequest
@@ -35,7 +36,7 @@ def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
         except RuleError as error:
             form.add_error(None, error.message)
         else:
-            messages.success(request, str(RENAMED) % {"name": player.name})
+            messages.success(request, str(RENAMED) % {"name": feedback.player_ref(player)})
             return redirect("matches:player", player_id=player.pk)
     status = 400 if request.method == "POST" else 200
     context = {"player": player, "form": form}
@@ -96,7 +97,7 @@ def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
     if confirm.is_valid():
         other = confirm.cleaned_data["other"].strip()
         try:
-            player_services.player_merge(
+            record = player_services.player_merge(
                 keep_id=player.pk,
                 other_name=other,
                 other_id=confirm.cleaned_data["other_id"],
@@ -113,7 +114,8 @@ def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
             form.is_valid()
             form.add_error(None, error.message)
         else:
-            messages.success(request, str(MERGED) % {"other": other, "name": player.name})
+            refs = {"other": feedback.absorbed_ref(record), "name": feedback.player_ref(player)}
+            messages.success(request, str(MERGED) % refs)
             return redirect("matches:player", player_id=player.pk)
     else:
         form.is_valid()
@@ -129,11 +131,10 @@ def player_merge_undo(request: HtmxHttpRequest, merge_id: int) -> HttpResponse:
     try:
         record = player_services.player_merge_undo(merge_id=record.pk, by=request.user)
     except RuleError as error:
-        messages.error(request, error.message)
+        messages.error(request, feedback.refusal_message(error))
     else:
-        messages.success(
-            request, str(UNMERGED) % {"other": record.absorbed_name, "name": record.kept.name}
-        )
+        refs = {"other": feedback.absorbed_ref(record), "name": feedback.player_ref(record.kept)}
+        messages.success(request, str(UNMERGED) % refs)
     if (
         request.POST.get("back") == "merges"
         or not Player.objects.filter(pk=record.kept_id).exists()

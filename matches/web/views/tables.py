@@ -160,7 +160,7 @@ def _written_or_refused(
     except Table.DoesNotExist:
         raise Http404 from None
     except RuleError as error:
-        messages.error(request, error.message)
+        messages.error(request, feedback.refusal_message(error))
         return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
     if text := message(result):
         messages.info(request, text)
@@ -264,7 +264,7 @@ def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     try:
         tables.table_close(table_id=table.pk, by=request.user, discard_match_id=discard)
     except RuleError as error:
-        messages.error(request, error.message)
+        messages.error(request, feedback.refusal_message(error))
     else:
         messages.success(request, feedback.CLOSED, extra_tags=feedback.CLOSED_TAG)
     return redirect("matches:table", table_id=table.pk)
@@ -277,7 +277,7 @@ def table_reopen(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     try:
         match = tables.table_reopen(table_id=table.pk, by=request.user)
     except RuleError as error:
-        messages.error(request, error.message)
+        messages.error(request, feedback.refusal_message(error))
     else:
         messages.success(request, feedback.reopened(match.number))
     return redirect("matches:table", table_id=table.pk)

@@ -22,6 +22,12 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
+
+def said(message):
+    """A message as a host reads it: its players, named by reference, read by name."""
+    return message if message is None else feedback.with_names(message, real_names=True)
+
+
 NAMES = ["Alice", "Ben", "Cara", "Dev", "Eve", "Finn", "Gus", "Hana", "Ivo", "Jo"]
 
 
@@ -61,16 +67,17 @@ class TestWorkedGame:
         ranked = make_table(mode=Table.Mode.RANKED)
         # Names are isolated (<bdi>) so a right-to-left name cannot reorder the sentence.
         assert (
-            feedback.tap_message(tap(ranked, "Ben"), table=ranked) == "<bdi>Ben</bdi> is out, 4th."
+            said(feedback.tap_message(tap(ranked, "Ben"), table=ranked))
+            == "<bdi>Ben</bdi> is out, 4th."
         )
         wta = make_table(mode=Table.Mode.WINNER_TAKES_ALL, players=["Ann", "Bo", "Cy"])
-        assert feedback.tap_message(tap(wta, "Bo"), table=wta) == "<bdi>Bo</bdi> is out."
+        assert said(feedback.tap_message(tap(wta, "Bo"), table=wta)) == "<bdi>Bo</bdi> is out."
         # A crowning says nothing here: the result card shows it once.
-        assert feedback.tap_message(tap(wta, "Ann"), table=wta) is None
+        assert said(feedback.tap_message(tap(wta, "Ann"), table=wta)) is None
 
     def test_a_name_is_escaped_inside_its_bdi(self):
         table = make_table(players=["<b>Ann</b>", "Bo", "Cy"])
-        assert feedback.tap_message(tap(table, "<b>Ann</b>"), table=table) == (
+        assert said(feedback.tap_message(tap(table, "<b>Ann</b>"), table=table)) == (
             "<bdi>&lt;b&gt;Ann&lt;/b&gt;</bdi> is out, 3rd."
         )
 
@@ -84,7 +91,7 @@ class TestWorkedGame:
             table_id=table.pk, match_id=match.pk, player_id=seat_of(match, "Ann").player_id,
             key=key, by=table.created_by,
         )  # fmt: skip
-        assert feedback.tap_message(again, table=table) == (
+        assert said(feedback.tap_message(again, table=table)) == (
             "Already recorded: <bdi>Ann</bdi> is out. <bdi>Cy</bdi> wins match 1!"
         )
 
@@ -226,7 +233,7 @@ class TestIdempotency:
         assert not first.replayed and again.replayed
         assert again.tap == first.tap
         assert Tap.objects.count() == 1
-        assert feedback.tap_message(again, table=table) == (
+        assert said(feedback.tap_message(again, table=table)) == (
             "Already recorded: <bdi>Ben</bdi> is out, 4th."
         )
 

@@ -20,6 +20,12 @@ from tests.factories import (
 
 pytestmark = pytest.mark.django_db
 
+
+def said(message):
+    """A message as a host reads it: its players, named by reference, read by name."""
+    return message if message is None else feedback.with_names(message, real_names=True)
+
+
 NAMES = ["Alice", "Ben", "Cara", "Dev", "Eve", "Finn", "Gus", "Hana", "Ivo", "Jo"]
 
 
@@ -67,7 +73,7 @@ class TestUndo:
         second.refresh_from_db()
         assert second.status == Match.Status.DISCARDED
         assert open_match(table) == first
-        assert feedback.undo_message(result) == (
+        assert said(feedback.undo_message(result)) == (
             "Undone: <bdi>Cara</bdi> is back and match 1 is open again."
         )
 
