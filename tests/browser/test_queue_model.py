@@ -27,9 +27,8 @@ After each sequence both tablets go online and drain their queues, and then:
 1. every recorded tap is applied at most once; one not applied was withdrawn by the host's
    Undo before it left the tablet, or a note on that tablet names its player;
 2. every Tap on the table is a recorded press, for that player, in the match number the
-   tablet showed when it was pressed (no tap lands in a match the tablet never showed; while
-   a correction renames a corrected match's live taps, a tap there may name the player the
-   correction put in its place);
+   tablet showed when it was pressed (no tap lands in a match the tablet never showed, and a
+   correction never renames one);
    no more taps are undone than the host pressed Undo for (not counting withdrawals), and no
    tablet holds entries for another host (both are the same host);
 3. both tablets show the server's open match: its heading, each tile's name and place, every
@@ -294,8 +293,11 @@ class Model:
         if not self.ready(who, button, "Undo"):
             return
         # Tiles a crowning just opened settle, rightly: wait for them before Undo.
+        # A function, not an expression: Playwright evals an expression in the page, which
+        # the page's CSP (no 'unsafe-eval') refuses.
         page.wait_for_function(
-            "!document.documentElement.hasAttribute('data-settling')", timeout=HELD_AT_MOST_MS
+            "() => !document.documentElement.hasAttribute('data-settling')",
+            timeout=HELD_AT_MOST_MS,
         )
         self.press(who, button, double=False)
         if self.take(who, "undo") is None:
@@ -489,9 +491,8 @@ class Model:
             assert r is not None, (
                 f"a tap nobody recorded: {t.player.name} in match {t.match.number} [{t.key}]"
             )
-            corrected = self.corrected.get(t.match_id, {})
-            renamed = corrected.get(t.place) == t.player.name and t.match.number == r.number
-            assert (t.player.name, t.match.number) == (r.name, r.number) or renamed, (
+            # A correction is its own record: a tap keeps the player tapped, corrected or not.
+            assert (t.player.name, t.match.number) == (r.name, r.number), (
                 f"{r} landed as {t.player.name} in match {t.match.number}"
             )
         held = [n for who in notes for n in notes[who] if "queued by" in n]
