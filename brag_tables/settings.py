@@ -145,16 +145,13 @@ SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock at BEGIN (IMMEDIATE), so two tablets never deadlock upgrading a
     # read lock; WAL lets spectators read while a tap is written; the timeout makes a writer
-    # wait its turn instead of failing with "database is locked". Connections are kept
-    # (DJANGO_CONN_MAX_AGE) as on PostgreSQL: opening a WAL database and running these pragmas
-    # costs more than a poll's whole answer; a kept connection holds no transaction
-    # between requests, so it blocks no writer and no checkpoint.
+    # wait its turn instead of failing with "database is locked". Each request opens its
+    # own connection (ASGI, above); the pragmas below are part of that cost.
     # SQLite's page cache is per connection and 2 MB by default, which a big league's
-    # standings read outgrows. 32 MiB each (negative: KiB) holds the running totals and tallies a read
-    # touches for years of a busy league; pages are taken only as read, so a connection of a
-    # small league stays small (one connection per thread running Django). The memory map (256
-    # MiB) lets reads come straight from the system's file cache, shared by every
-    # connection, for what no connection's cache holds.
+    # standings read outgrows. 32 MiB each (negative: KiB) holds the running totals and
+    # tallies one read touches; pages are taken only as read, so a small league's
+    # connection stays small. The memory map (256 MiB) lets reads come straight from the
+    # system's file cache, shared by every connection, which a new connection finds warm.
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
         "timeout": 20,
