@@ -12,6 +12,7 @@ versions once a second on SQLite (other processes, `manage.py` commands)."""
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import io
 import itertools
@@ -19,7 +20,7 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -282,12 +283,12 @@ class Hub:
         self.heartbeats = [set() for _ in range(max(1, int(settings.BRAG_STREAM_HEARTBEAT)))]
         changes.add_listener(self._written_here)
         self.tasks = [
-            self.loop.create_task(self._beat()),
-            self.loop.create_task(self._read_versions()),
-            self.loop.create_task(self._refresh_all()),
+            _detached(self._beat()),
+            _detached(self._read_versions()),
+            _detached(self._refresh_all()),
         ]
         if changes.listens():
-            self.tasks.append(self.loop.create_task(changes.listen(self.changed, self._caught_up)))
+            self.tasks.append(_detached(changes.listen(self.changed, self._caught_up)))
 
     async def close(self) -> None:
         """The server is stopping: end every stream, so it does not wait for them."""
@@ -303,7 +304,9 @@ class Hub:
         # In the writer's thread, at its commit.
         loop = self.loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self.changed, change)
+            # A fresh context: the writer's (a request's, with its thread-sensitive executor
+            # soon gone) must not reach the renders this schedules.
+            loop.call_soon_threadsafe(self.changed, change, context=contextvars.Context())
 
     def changed(self, change: changes.Change) -> None:
         for channel in list(self.channels.values()):
@@ -356,7 +359,7 @@ class Hub:
             channel.dirty = True  # rendered again once the one under way is done
             return
         assert self.loop is not None
-        channel.rendering = self.loop.create_task(self._render_until_clean(channel))
+        channel.rendering = _detached(self._render_until_clean(channel))
 
     async def _render_now(self, channel: Channel) -> None:
         if channel.rendering is not None:
@@ -364,7 +367,7 @@ class Hub:
             await asyncio.shield(channel.rendering)
             if channel.frame is not None:
                 return
-        channel.rendering = asyncio.ensure_future(self._render_until_clean(channel))
+        channel.rendering = _detached(self._render_until_clean(channel))
         await asyncio.shield(channel.rendering)
 
     async def _render_until_clean(self, channel: Channel) -> None:
@@ -464,6 +467,13 @@ _START = {
         (b"x-accel-buffering", b"no"),  # nginx: never hold events back
     ],
 }
+
+
+def _detached(coroutine: Coroutine[Any, Any, None]) -> asyncio.Task:
+    """A task of the hub's own, in a context of its own: never one a request set up (Django's
+    handler ties a thread-sensitive executor to the request's context, which ends with it:
+    a render in it failed with "CurrentThreadExecutor already quit")."""
+    return asyncio.get_running_loop().create_task(coroutine, context=contextvars.Context())
 
 
 def _ping() -> bytes:

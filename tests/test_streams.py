@@ -3,6 +3,7 @@ uvicorn, as a phone or a TV holds it. Each stream carries exactly what an anonym
 of its page gets, changes arrive as the write commits, and no stream holds a thread."""
 
 import threading
+import uuid
 import time
 
 import pytest
@@ -286,3 +287,59 @@ def test_where_django_alone_answers_a_stream_the_page_is_told_to_poll(table):
     answer = Client().get(f"/events/tables/{table.pk}/")
     assert answer.status_code == 204  # the SSE spec's "do not reconnect"
     assert "no-store" in answer["Cache-Control"]
+
+
+def test_a_tap_sent_to_the_server_itself_is_pushed_cleanly(served, table, caplog, monkeypatch):
+    """The tap's own request wakes the hub: its renders must not run in that request's
+    context (Django ties a thread-sensitive executor to it, gone when the request is: a
+    render that ran after it failed with "CurrentThreadExecutor already quit")."""
+    import asyncio
+    import http.client
+    import secrets
+
+    real = served.hub._render
+
+    async def later(channel):
+        await asyncio.sleep(0.3)  # as under load: the tap's request has ended by now
+        return await real(channel)
+
+    from django.contrib.sessions.backends.db import SessionStore
+
+    host = table.created_by
+    session = SessionStore()
+    session.update(
+        {
+            "_auth_user_id": str(host.pk),
+            "_auth_user_backend": "django.contrib.auth.backends.ModelBackend",
+            "_auth_user_hash": host.get_session_auth_hash(),
+        }
+    )
+    session.create()
+    token = secrets.token_hex(16)
+    cookies = f"sessionid={session.session_key}; csrftoken={token}"
+    page = follow(served, f"/tables/{table.pk}/")
+    page.next(name="swap")
+    monkeypatch.setattr(served.hub, "_render", later)
+    match = open_match(table)
+    for name in ("Ann", "Bob"):
+        seat = match.seats.get(player__name=name)
+        body = f"match={match.number}&player={seat.player_id}&key={uuid.uuid4()}"
+        connection_ = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        connection_.request(
+            "POST",
+            f"/tables/{table.pk}/tap/",
+            body,
+            {
+                "Host": "127.0.0.1",
+                "Cookie": cookies,
+                "X-CSRFToken": token,
+                "Content-Type": "application/x-www-form-urlencoded",
+                "HX-Request": "true",
+                "Referer": f"{served.url}/tables/{table.pk}/",
+            },
+        )
+        assert connection_.getresponse().status == 200
+        until(page, lambda event, n=name: f"<bdi>{n}</bdi>" in event.data or n in event.data)
+    time.sleep(0.5)
+    failed = [r.getMessage() for r in caplog.records if r.name == "brag_tables.streams"]
+    assert failed == []
