@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 TAP_SECONDS = 3.0
 QUIET_SECONDS, SHORT_QUIET_SECONDS = 20.0, 5.0  # 20 s: one heartbeat per stream (default 20 s)
+BARE_TAPS = 5  # taps with no stream open, to time the host's own requests
 SETTLE_SECONDS = 5.0  # after the last tap, how long the stragglers may take
 CONNECT_SECONDS = 240.0  # every subscriber must have its first event within this
 OPENING = 200  # subscribers connecting at once, per client process (uvicorn's backlog: 2048)
@@ -649,6 +650,17 @@ def main(args, env: dict) -> int:
     try:
         for server in servers:
             warm(server.port, table_id)
+        host = Host(tapped.port, table_id, cookies, csrf, seed=count)
+        # What the host's own requests cost the server with no stream open: on one server
+        # it is part of the tapping phase's CPU, and is shown apart from the deliveries'.
+        spent = server_cpu(tapped.process.pid)
+        bare = 2 if args.short else BARE_TAPS
+        for _ in range(bare):
+            host.tap()
+            time.sleep(0.3)
+        time.sleep(1.0)
+        per_tap = (server_cpu(tapped.process.pid) - spent) / bare
+        host.taps.clear()
         rss_before = server_rss_kb(streamed.process.pid)
         clients = Clients(streamed.port, subscribers, processes)
         ready, connect_seconds = clients.wait_ready()
@@ -673,7 +685,6 @@ def main(args, env: dict) -> int:
             f"(target < {IDLE_TARGET:.0%} at 10,000: "
             f"{met(idle < IDLE_TARGET) if count >= 10_000 else 'n/a below 10,000'})"
         )
-        host = Host(tapped.port, table_id, cookies, csrf, seed=count)
         spent = [server_cpu(server.process.pid) for server in servers]
         started = time.monotonic()
         for n in range(taps):
@@ -723,6 +734,12 @@ def main(args, env: dict) -> int:
         f"delivery (target <= {CPU_TARGET_US} us: {met(cost <= CPU_TARGET_US)})"
         + (f"; the host's server {spent[0]:.2f} s" if args.two_servers else "")
     )
+    if not args.two_servers and deliveries:
+        net = (spent[0] - per_tap * len(host.taps)) * 1e6 / deliveries
+        print(
+            f"  the host's own requests cost {per_tap * 1000:.0f} ms CPU per tap with no stream "
+            f"open; net of them: {net:.1f} us per delivery"
+        )
     lags = figures["lags"]
     client_cpu = sum(result["cpu"] for result in results) / (ended - started)
     retries = sorted(r for r in figures["retries"] if r is not None)
