@@ -365,17 +365,20 @@ def start_server(env: dict, streams: int):
 
     class Uvicorn(Server):
         def start(self) -> None:
-            self.process = subprocess.Popen(
-                [str(Path(sys.executable).with_name("uvicorn")), APP,
-                 "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-                 "--log-level", "warning"],
-                cwd=ROOT, env=self.env, start_new_session=True,
-            )  # fmt: skip
+            self.log = os.path.join(tempfile.mkdtemp(prefix="brag-push-"), "uvicorn.log")
+            with open(self.log, "wb") as log:
+                self.process = subprocess.Popen(
+                    [str(Path(sys.executable).with_name("uvicorn")), APP,
+                     "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
+                     "--log-level", "warning"],
+                    cwd=ROOT, env=self.env, start_new_session=True, stdout=log, stderr=log,
+                )  # fmt: skip
             Server.running.append(self)
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
-                    raise RuntimeError("uvicorn exited while starting")
+                    with open(self.log, errors="replace") as log:
+                        raise RuntimeError(f"uvicorn exited while starting:\n{log.read()}")
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
                 with contextlib.suppress(OSError), contextlib.closing(conn):
                     conn.request("GET", "/")
@@ -396,6 +399,23 @@ def start_server(env: dict, streams: int):
     server.port = free_port()
     server.start()
     return server
+
+
+def server_errors(server) -> list[str]:
+    """What the server logged as failing: each traceback's last line, each ERROR line."""
+    with open(server.log, errors="replace") as log:
+        lines = log.read().splitlines()
+    errors = []
+    for n, line in enumerate(lines):
+        if line.startswith("Traceback"):
+            end = next(
+                (m for m in range(n + 1, len(lines)) if not lines[m].startswith((" ", "\t"))),
+                len(lines) - 1,
+            )
+            errors.append(lines[min(end, len(lines) - 1)])
+        elif line.startswith(("ERROR", "CRITICAL")):
+            errors.append(line)
+    return errors
 
 
 def server_pids(pid: int) -> list[int]:
@@ -706,6 +726,10 @@ def main(args, env: dict) -> int:
     shares = clients.shares
     figures = analyse(results, shares, host.taps, (started, ended))
     failures += [f"host: {error}" for error in host.errors[:3]]
+    for server in servers:
+        if logged := server_errors(server):
+            print(f"  uvicorn :{server.port} logged {len(logged)} errors, first: {logged[0]}")
+            failures.append(f"the server on :{server.port} logged {len(logged)} errors")
     if len(host.taps) < taps:
         failures.append(f"only {len(host.taps)} of {taps} taps answered with a version")
     target = latency_target(count, args.two_servers)
@@ -741,14 +765,14 @@ def main(args, env: dict) -> int:
             f"open; net of them: {net:.1f} us per delivery"
         )
     lags = figures["lags"]
-    client_cpu = sum(result["cpu"] for result in results) / (ended - started)
+    client_cpu = sum(result["cpu"] for result in results)
     retries = sorted(r for r in figures["retries"] if r is not None)
     if None in figures["retries"]:
         failures.append("a subscriber's stream began without a retry line")
     print(
         f"  clients: retry {retries[0] if retries else '-'}..{retries[-1] if retries else '-'} ms, "
         f"event-loop lag p95 {percentile(lags, 0.95):.0f} ms, max {max(lags, default=0):.0f} ms, "
-        f"CPU {client_cpu:.0%} of a core while tapping"
+        f"CPU {client_cpu:.1f} s from connected to stopped"
     )
     for language, last_ids in figures["home_last"].items():
         if len(last_ids) != 1:
