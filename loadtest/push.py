@@ -755,7 +755,8 @@ def main(args, env: dict) -> int:
     print(
         f"  deliveries while tapping: {deliveries} swap events (and {figures['pings']} pings "
         f"over the whole run); the subscribers' server spent {spent[-1]:.2f} s CPU: {cost:.1f} us per "
-        f"delivery (target <= {CPU_TARGET_US} us: {met(cost <= CPU_TARGET_US)})"
+        f"delivery (target <= {CPU_TARGET_US} us: {met(cost <= CPU_TARGET_US)}), "
+        f"{spent[-1] * 1000 / max(1, len(host.taps)):.0f} ms per tap"
         + (f"; the host's server {spent[0]:.2f} s" if args.two_servers else "")
     )
     if not args.two_servers and deliveries:
