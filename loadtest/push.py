@@ -75,7 +75,6 @@ CPU_TARGET_US = 30  # per delivery
 MEMORY_TARGET_KB = 15  # per open stream
 IDLE_TARGET = 0.01  # of one core, at 10,000 streams
 VERSION = re.compile(r"\.v(\d+)\.")
-APP = "brag_tables.asgi:application"
 
 
 def stream_path(page: str, table_id: int) -> str:
@@ -359,20 +358,22 @@ class Clients:
 
 
 def start_server(env: dict, streams: int):
-    """One uvicorn process serving the app on a free port of 127.0.0.1, allowed `streams`
-    streams from this one address. (The one place that knows how the server is launched.)"""
-    from loadtest.run import Server, free_port
+    """One uvicorn process serving the app as the night does (brag_tables/serving.py) on a free
+    port of 127.0.0.1, allowed `streams` streams from this one address; its output to a log
+    file, read for errors at the end."""
+    from brag_tables import serving
+    from loadtest.run import Server
 
-    class Uvicorn(Server):
+    class Logged(Server):
         def start(self) -> None:
             self.log = os.path.join(tempfile.mkdtemp(prefix="brag-push-"), "uvicorn.log")
+            command = serving.command(
+                host="127.0.0.1", port=self.port, workers=self.workers, log_level="warning"
+            )
             with open(self.log, "wb") as log:
                 self.process = subprocess.Popen(
-                    [str(Path(sys.executable).with_name("uvicorn")), APP,
-                     "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-                     "--log-level", "warning"],
-                    cwd=ROOT, env=self.env, start_new_session=True, stdout=log, stderr=log,
-                )  # fmt: skip
+                    command, cwd=ROOT, env=self.env, start_new_session=True, stdout=log, stderr=log
+                )
             Server.running.append(self)
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
@@ -387,16 +388,9 @@ def start_server(env: dict, streams: int):
                 time.sleep(0.1)
             raise RuntimeError("uvicorn did not start")
 
-    limit = str(streams + 100)
-    server = Uvicorn(
-        {
-            **env,
-            "BRAG_STREAMS_PER_ADDRESS": limit,
-            "BRAG_STREAMS_MAX": str(max(20_000, streams + 100)),
-        },
-        workers=1,
-    )
-    server.port = free_port()
+    limit = streams + 100
+    allowed = {"BRAG_STREAMS_PER_ADDRESS": str(limit), "BRAG_STREAMS_MAX": str(max(20_000, limit))}
+    server = Logged({**env, **allowed}, workers=1)
     server.start()
     return server
 
