@@ -710,6 +710,10 @@ def main(args, env: dict) -> int:
             server_cpu(s.process.pid) - before for s, before in zip(servers, spent, strict=True)
         ]
         print(f"  after the taps: {load_average()}")
+        for server in servers:
+            if (code := server.process.poll()) is not None:
+                # Not this test's doing: it stops its servers only after the clients.
+                failures.append(f"uvicorn :{server.port} exited during the run (code {code})")
         results = clients.stop()
     finally:
         if clients is not None:
