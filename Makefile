@@ -102,7 +102,8 @@ bench: setup-dev
 # when one is reachable (there also two uvicorns on one database, taps spread across both).
 # LOADTEST_ARGS=--short is the CI size. LOADTEST_ARGS=--spectator-capacity (with --short in CI)
 # instead finds how many spectators polling every 3 s one uvicorn worker process holds with
-# p95 < 50 ms.
+# p95 < 50 ms. LOADTEST_ARGS="--push --subscribers 5000" instead times a tap's way to that
+# many event-stream subscribers (--short in CI).
 LOADTEST_PG_URL ?= postgres://postgres@127.0.0.1:5432/brag_load
 loadtest: setup-dev
 	$(PY) loadtest/run.py $(LOADTEST_ARGS)

@@ -8,12 +8,14 @@ acknowledged before the kill is there.
                            [--workers 3] [--short] [--league 10000]
     python loadtest/run.py --spectator-capacity [--short] [--database-url URL]
     python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
+    python loadtest/run.py --push [--subscribers 1000] [--short] [--two-servers] [--database-url URL]
 
 --league seeds that many filed matches first (manage.py seed_league), so the load meets a
 database with history; the checks count only the load's own taps.
 
 The second form is the spectator mode (loadtest/spectators.py): how many spectators polling
-every 3 s one uvicorn worker holds with p95 under 50 ms.
+every 3 s one uvicorn worker holds with p95 under 50 ms. The --push mode (loadtest/push.py):
+how fast a tap reaches N subscribers of the server-sent-event streams.
 
 Traffic goes to 127.0.0.1 only; every loop is bounded in count and time.
 """
@@ -428,6 +430,21 @@ def main() -> int:
         "--league-matches", type=int, default=100_000, help="the replay mode's league size"
     )
     parser.add_argument(
+        "--push",
+        action="store_true",
+        help="instead: a tap's way to N event-stream subscribers on uvicorn (loadtest/push.py)",
+    )
+    parser.add_argument(
+        "--subscribers", type=int, default=1000, help="the push mode's number of subscribers"
+    )
+    parser.add_argument("--taps", type=int, default=20, help="the push mode's taps, 3 s apart")
+    parser.add_argument(
+        "--client-processes",
+        type=int,
+        default=0,
+        help="the push mode's client processes (0: one per 2,500 subscribers, at most 4)",
+    )
+    parser.add_argument(
         "--tap-pause",
         type=float,
         default=0.25,
@@ -439,7 +456,7 @@ def main() -> int:
         help="spectator mode on the sync worker, a new connection per poll (as before gthread)",
     )
     args = parser.parse_args()
-    if args.two_servers:
+    if args.two_servers and not args.push:
         from loadtest import two_servers
 
         return two_servers.main([arg for arg in sys.argv[1:] if arg != "--two-servers"])
@@ -456,6 +473,10 @@ def main() -> int:
         from loadtest import replay
 
         return replay.main(args, env)
+    if args.push:
+        from loadtest import push
+
+        return push.main(args, env)
     import django
 
     django.setup()
