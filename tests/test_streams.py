@@ -3,8 +3,8 @@ uvicorn, as a phone or a TV holds it. Each stream carries exactly what an anonym
 of its page gets, changes arrive as the write commits, and no stream holds a thread."""
 
 import threading
-import uuid
 import time
+import uuid
 
 import pytest
 from django.db import connection
