@@ -30,7 +30,7 @@ urlpatterns = [
     # Answered by brag_tables.asgi's stream hub under uvicorn; here only where Django serves
     # alone (make dev, a WSGI server): the page polls.
     re_path(
-        rf"^{settings.BRAG_STREAM_PREFIX.strip('/')}/(?P<rest>.*)$",
+        rf"^{settings.BRAG_STREAM_PREFIX.strip('/')}/",
         views_streams.no_stream,
         name="no_stream",
     ),

@@ -87,7 +87,7 @@ def changed(*, table_ids: Iterable[int] = (), league: bool = False, notified: bo
     if not change.tables and not league:
         return
     connection = connections[DEFAULT_DB_ALIAS]
-    if connection.vendor == "postgresql" and not notified:
+    if listens() and not notified:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.encode()])
     if _listeners:
@@ -96,7 +96,7 @@ def changed(*, table_ids: Iterable[int] = (), league: bool = False, notified: bo
 
 def everything_changed() -> None:
     """After a restore: every page shows another state."""
-    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+    if listens():
         with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
             cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, "*"])
     if _listeners:
@@ -152,8 +152,12 @@ def versions(table_ids: Iterable[int]) -> Versions:
 
 
 def listens() -> bool:
-    """Whether this database delivers other servers' changes (listen() below)."""
-    return connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+    """Whether this database delivers other servers' changes (NOTIFY, listen() below): the
+    backend the settings name, PostgreSQL."""
+    return connections[DEFAULT_DB_ALIAS].settings_dict["ENGINE"] == _POSTGRESQL
+
+
+_POSTGRESQL = "django.db.backends.postgresql"
 
 
 async def listen(

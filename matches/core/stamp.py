@@ -56,7 +56,8 @@ def standings_changed() -> None:
     league-wide in order (filing with its ratings, seasons) take their turn on it."""
     # The row is missing only from a database nothing was ever written to: the update alone
     # is one round trip for every write that moves it (a crowning had two here).
-    if connection.vendor == "postgresql":
+    notifies = changes.listens()
+    if notifies:
         # The NOTIFY rides on the update (PostgreSQL sends it at commit): no round trip more.
         with connection.cursor() as cursor:
             cursor.execute(_BUMP_STAMP_PG, [changes.CHANNEL, changes.payload(league=True)])
@@ -68,7 +69,7 @@ def standings_changed() -> None:
         StandingsStamp.objects.filter(pk=1).update(version=F("version") + 1)
         changes.changed(league=True)
         return
-    changes.changed(league=True, notified=connection.vendor == "postgresql")
+    changes.changed(league=True, notified=notifies)
 
 
 _BUMP_STAMP_PG = (
@@ -108,14 +109,15 @@ def tables_bump(*, table_ids: Iterable[int] = (), player_ids: Iterable[int] = ()
         ids.update(table_id for (table_id,) in seated_at.order_by().distinct())
     if not ids:
         return
-    if connection.vendor == "postgresql":
+    notifies = changes.listens()
+    if notifies:
         with connection.cursor() as cursor:
             cursor.execute(
                 _BUMP_TABLES_PG, [sorted(ids), changes.CHANNEL, changes.payload(table_ids=ids)]
             )
     else:
         Table.objects.filter(pk__in=sorted(ids)).update(version=F("version") + 1)
-    changes.changed(table_ids=ids, notified=connection.vendor == "postgresql")
+    changes.changed(table_ids=ids, notified=notifies)
 
 
 # PostgreSQL sends one notice for equal payloads of one transaction: a row each is one.
@@ -150,7 +152,7 @@ def table_bump_returning(*, table_id: int) -> Stamped | None:
     epoch and the league's version (the lock and the state the write leaves, without a
     second round trip); None when there is no such table. A write refused after this raises
     inside its transaction, so the bump is rolled back with it."""
-    postgres = connection.vendor == "postgresql"
+    postgres = changes.listens()
     if postgres:
         sql = _BUMP_TABLE + _NOTIFY_COLUMN
         params = [table_id, table_id, changes.CHANNEL, changes.payload(table_ids=[table_id])]

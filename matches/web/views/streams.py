@@ -5,8 +5,10 @@ with no error in its console."""
 
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
 
 
+@require_safe
 @never_cache
-def no_stream(request: HttpRequest, rest: str = "") -> HttpResponse:
+def no_stream(request: HttpRequest) -> HttpResponse:
     return HttpResponse(status=204)
