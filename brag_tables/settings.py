@@ -171,7 +171,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 BRAG_STREAM_PREFIX = "/events"
 BRAG_STREAMS_MAX = int(os.environ.get("BRAG_STREAMS_MAX", "20000"))
 BRAG_STREAMS_PER_ADDRESS = int(os.environ.get("BRAG_STREAMS_PER_ADDRESS", "200"))
-BRAG_STREAM_HEARTBEAT = int(os.environ.get("BRAG_STREAM_HEARTBEAT", "20"))
+BRAG_STREAM_HEARTBEAT = int(os.environ.get("BRAG_STREAM_HEARTBEAT", "30"))
 BRAG_STREAM_RETRY_MS = int(os.environ.get("BRAG_STREAM_RETRY_MS", "3000"))
 
 # Automatic backups (matches.core.autobackup, docs/operating.md): after each table closes and

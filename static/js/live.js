@@ -37,7 +37,10 @@
 
   // The stream's state (stream.js): null while the page polls.
   var stream = null;
-  var STREAM_SILENCE = 32; // s: a heartbeat is due every 20
+  // Seconds without a word from the stream before it counts as lost: a heartbeat is due
+  // every data-stream-heartbeat seconds (30), and a busy phone may lag.
+  var streamed = document.querySelector("[data-stream]");
+  var STREAM_SILENCE = (parseInt(streamed && streamed.getAttribute("data-stream-heartbeat"), 10) || 30) + 12;
 
   // A page whose main part was fetched afresh (app.js, after a close or a reopen) has a new
   // status line, or none.

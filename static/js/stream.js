@@ -14,7 +14,7 @@
   }
   var url = first.getAttribute("data-stream");
   var fetchOwn = first.getAttribute("data-stream-mode") === "fetch";
-  var heartbeat = (parseInt(first.getAttribute("data-stream-heartbeat"), 10) || 20) * 1000;
+  var heartbeat = (parseInt(first.getAttribute("data-stream-heartbeat"), 10) || 30) * 1000;
   // The table version the page was rendered at (a table's pages say it): a stream's first
   // event of that same state is no news.
   var renderedAt = parseInt(first.getAttribute("data-version"), 10);
