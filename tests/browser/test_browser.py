@@ -371,7 +371,7 @@ class TestPortuguese:
         page.goto(f"{site}/tables/{table.pk}/")
         page.get_by_role("button", name="Português").click()
         expect(page.get_by_role("heading", name="Partida 1")).to_be_visible()
-        expect(page.get_by_text("Dá as cartas: Ana")).to_be_visible()
+        expect(page.get_by_text("Começa a dar: Ana")).to_be_visible()
         for name in names:  # ten players still fit a 768x1024 screen in Portuguese
             box = player_button(page, name).bounding_box()
             assert box["y"] + box["height"] <= PORTRAIT["height"], name
@@ -382,9 +382,10 @@ class TestPortuguese:
         page.goto(f"{site}/rules/showdown/?table={table.pk}")
         expect(page.get_by_role("heading", name="Comparar mãos")).to_be_visible()
         expect(page.get_by_label("Jogador 1", exact=True)).to_have_value("Ana")
-        for card in ["Q♠", "Q♣", "7♦"]:  # picked from the card grid by touch: player 1's hand
+        # Picked from the card grid by touch (dama: D): player 1's hand.
+        for card in ["D♠", "D♣", "7♦"]:
             page.get_by_role("button", name=card, exact=True).tap()
-        expect(page.get_by_label("Cartas do jogador 1", exact=True)).to_have_value("Q♠ Q♣ 7♦")
+        expect(page.get_by_label("Cartas do jogador 1", exact=True)).to_have_value("D♠ D♣ 7♦")
         # Portuguese letters: valete de espadas, valete de copas, ás de ouros.
         page.get_by_label("Cartas do jogador 2", exact=True).fill("ve vc ao")
         page.get_by_role("button", name="Quem perde a vida?").tap()

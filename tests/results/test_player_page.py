@@ -214,7 +214,7 @@ class TestSummary:
         html = client.get(
             reverse("matches:player", args=[player.pk]), HTTP_ACCEPT_LANGUAGE="pt"
         ).content.decode()
-        assert "Ann jogou 1 partida arquivada e ganhou 1 (100,0%)." in html
+        assert "Ann jogou 1 partida terminada e ganhou 1 (100,0%)." in html
         assert "à frente de Ben 1–0 em 1" in html
 
 
