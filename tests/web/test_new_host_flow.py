@@ -1,0 +1,81 @@
+"""How a new host moves between pages (issue 38): login comes back to the page it left,
+a write answers with a redirect, the navigation names the page the host is on."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from matches.models import Tap
+from tests.factories import make_table, open_match, roster, tap
+
+pytestmark = pytest.mark.django_db
+
+
+def current_tab(html: str) -> list[str]:
+    return re.findall(r'<a href="[^"]*" aria-current="page">([^<]+)</a>', html)
+
+
+class TestLoginComesBack:
+    def test_host_login_on_a_table_page_leads_back_to_the_table(self, client, host):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        page = reverse("matches:table", args=[table.pk])
+        html = client.get(page).content.decode()
+        login = f"{reverse('login')}?next={page}"
+        assert f'href="{login}"' in html
+        form = client.get(login).content.decode()
+        assert f'name="next" value="{page}"' in form
+        response = client.post(
+            login,
+            {"username": host.username, "password": "a-long-test-password", "next": page},
+        )
+        assert response.status_code == 302
+        assert response["Location"] == page
+
+    def test_the_login_page_does_not_lead_back_to_itself(self, client, host):
+        html = client.get(reverse("login")).content.decode()
+        assert "?next=" not in html
+
+
+class TestAWriteAnswersWithARedirect:
+    def test_closing_a_table_lands_on_the_table(self, host_client, host):
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        response = host_client.post(
+            reverse("matches:close", args=[table.pk]), {"discard": open_match(table).pk}
+        )
+        assert response.status_code == 302
+        assert response["Location"] == reverse("matches:table", args=[table.pk])
+
+    def test_undoing_and_dropping_the_new_roster_lands_on_the_table(self, host_client, host):
+        table = make_table(host=host, players=["Ann", "Bob", "Cy"])
+        tap(table, "Cy")
+        tap(table, "Bob")
+        roster(table, ["Ann", "Bob", "Cy", "Dee"])
+        crowning = Tap.objects.filter(match__table=table).latest("pk")
+        response = host_client.post(
+            reverse("matches:undo", args=[table.pk]), {"tap": crowning.pk, "drop_roster": "1"}
+        )
+        assert response.status_code == 302
+        assert response["Location"] == reverse("matches:table", args=[table.pk])
+
+
+class TestTheNavigationNamesThePage:
+    def test_a_player_page_is_under_players_for_a_host(self, host_client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        tap(table, "Cy")
+        tap(table, "Bob")
+        ann = table.matches.get(number=1).winner
+        for name in ("player", "player_rename", "player_merge"):
+            html = host_client.get(reverse(f"matches:{name}", args=[ann.pk])).content.decode()
+            assert current_tab(html) == ["Players"], name
+
+    def test_a_player_page_is_not_under_standings_for_a_spectator(self, client):
+        table = make_table(players=["Ann", "Bob", "Cy"])
+        tap(table, "Cy")
+        tap(table, "Bob")
+        ann = table.matches.get(number=1).winner
+        html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+        assert current_tab(html) == []
+        assert current_tab(client.get(reverse("matches:standings")).content.decode()) == [
+            "Standings"
+        ]
