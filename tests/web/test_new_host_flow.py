@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from matches.models import Tap
+from matches.models import Table, Tap
 from tests.factories import make_table, open_match, roster, tap
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +79,46 @@ class TestTheNavigationNamesThePage:
         assert current_tab(client.get(reverse("matches:standings")).content.decode()) == [
             "Standings"
         ]
+
+
+def standing_names(html: str) -> list[str]:
+    return re.findall(r'<td>\s*<a href="/players/\d+/">([^<]+)</a>', html)
+
+
+class TestALeagueOfBothModes:
+    def league(self):
+        """Zed wins three winner-takes-all matches; Ann, with no win, is 2nd twice at a
+        ranked table (4 points)."""
+        wta = make_table(players=["Zed", "Yan", "Xia"], mode=Table.Mode.WINNER_TAKES_ALL)
+        for _ in range(3):
+            tap(wta, "Xia")
+            tap(wta, "Yan")
+        ranked = make_table(players=["Bob", "Ann", "Cy"], name="Snug")
+        for _ in range(2):
+            tap(ranked, "Cy")
+            tap(ranked, "Ann")
+        return wta, ranked
+
+    def test_the_standings_open_on_the_mode_played_most(self, client):
+        self.league()
+        html = client.get(reverse("matches:standings")).content.decode()
+        assert standing_names(html)[0] == "Zed"
+        assert "Ann" not in standing_names(html)
+        assert '<option value="winner_takes_all" selected>' in html
+        # The other mode and both are one tap away.
+        assert re.search(r'<a href="\?[^"]*mode=ranked[^"]*">Ranked \(3/2/1\)</a>', html)
+        assert re.search(r'<a href="\?[^"]*mode=&[^"]*">Both modes</a>|mode=">Both', html)
+
+    def test_both_modes_say_what_they_rank_by(self, client):
+        self.league()
+        html = client.get(reverse("matches:standings"), {"mode": ""}).content.decode()
+        assert set(standing_names(html)) == {"Zed", "Yan", "Xia", "Bob", "Ann", "Cy"}
+        assert (
+            '<caption class="ranks-by">Both modes together: ranked by points (ranked tables '
+            "only), then by wins</caption>"
+        ) in html
+
+    def test_a_league_of_one_mode_shows_no_switch(self, client):
+        make_table(players=["Bob", "Ann", "Cy"])
+        html = client.get(reverse("matches:standings")).content.decode()
+        assert "mode-switch" not in html
