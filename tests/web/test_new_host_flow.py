@@ -122,3 +122,42 @@ class TestALeagueOfBothModes:
         make_table(players=["Bob", "Ann", "Cy"])
         html = client.get(reverse("matches:standings")).content.decode()
         assert "mode-switch" not in html
+
+
+class TestThePairsPage:
+    def test_a_head_to_head_line_opens_the_matches_the_pair_shared(
+        self, client, django_assert_num_queries
+    ):
+        table = make_table(players=["Ann", "José", "Cy"])
+        tap(table, "Cy")
+        tap(table, "José")  # match 1: Ann 1st, José 2nd
+        tap(table, "Ann")
+        tap(table, "Cy")  # match 2: José 1st, Ann 3rd
+        other = make_table(players=["Ann", "Bea", "Cy"], name="Snug")
+        tap(other, "Cy")
+        tap(other, "Bea")  # Ann and Bea: José was not there
+        ann = table.matches.get(number=1).winner
+        jose = table.matches.get(number=2).winner
+        player = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+        pair = reverse("matches:player_pair", args=[ann.pk, jose.pk])
+        assert re.search(rf'<li><a href="{pair}">[^<]*José[^<]*</a></li>', player)
+        with django_assert_num_queries(6):
+            html = client.get(pair).content.decode()
+        rows = re.findall(
+            r'<a href="/tables/\d+/matches/(\d+)/">Front bar, match \d+</a></td>\s*'
+            r"<td>([^<]+)</td>\s*<td>([^<]+)</td>",
+            html,
+        )
+        assert rows == [("2", "3rd", "1st"), ("1", "1st", "2nd")]
+        assert "Snug" not in html
+        assert "Their 2 matches together, newest first." in html
+
+
+def test_once_reads_once(client):
+    table = make_table(players=["Ann", "Ben", "Cy"])
+    tap(table, "Cy")
+    tap(table, "Ann")  # Ben wins; Ann behind Ben once
+    ann = table.matches.get(number=1).seats.get(player__name="Ann").player
+    html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
+    assert "Most often finished behind Ben (once)." in html
+    assert "1 time" not in html
