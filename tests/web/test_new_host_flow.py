@@ -161,3 +161,29 @@ def test_once_reads_once(client):
     html = client.get(reverse("matches:player", args=[ann.pk])).content.decode()
     assert "Most often finished behind Ben (once)." in html
     assert "1 time" not in html
+
+
+class TestTheNewTableForm:
+    def test_the_mode_starts_on_ranked_and_says_what_each_is(self, host_client):
+        html = host_client.get(reverse("matches:table_new")).content.decode()
+        assert re.search(r'<input type="radio" name="mode" value="ranked"[^>]* checked', html)
+        assert (
+            "Winner takes all: only the survivor is named; everyone else is out. "
+            "Ranked: 1st, 2nd and 3rd take 3, 2 and 1 points."
+        ) in html
+
+    def test_did_you_mean_sits_under_the_names_above_the_mode(self, host_client):
+        make_table(players=["Zoë", "Ann", "Bob"])
+        form = {"name": "Snug", "players": "Zoe\nCy\nDee", "mode": "ranked"}
+        html = host_client.post(reverse("matches:table_new"), form).content.decode()
+        asked = html.index("Did you mean Zoë?")
+        assert html.index('name="players"') < asked < html.index("<legend>Mode</legend>")
+
+    def test_ten_numbered_guests_are_not_asked_about(self, host_client):
+        make_table(players=[f"Player {n}" for n in range(1, 6)])
+        guests = "\n".join(f"Player {n}" for n in range(1, 11))
+        form = {"name": "League night", "players": guests, "mode": "ranked"}
+        response = host_client.post(reverse("matches:table_new"), form)
+        assert response.status_code == 302
+        launched = Table.objects.get(name="League night")
+        assert open_match(launched).seats.count() == 10
