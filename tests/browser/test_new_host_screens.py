@@ -254,3 +254,22 @@ def test_offline_the_pending_card_says_out(browser, night, language):
     out = {"en": "Out:", "pt": "Fora:"}[language]
     expect(card.locator(".result-out")).to_have_text(f"{out} Ann, Bob, Cy")
     context.close()
+
+
+def test_the_merge_form_picks_the_other_record_as_seating_does(browser, night):
+    from matches.models import Player
+
+    keep = Player.objects.get(name="Dave")
+    context = _context(browser, night, PORTRAIT, "en", "light")
+    _log_in(context, night)
+    page = context.new_page()
+    page.goto(f"{night['site']}/players/{keep.pk}/merge/")
+    box = page.get_by_role("combobox", name="Name of the other record")
+    box.press_sequentially("cholm")
+    option = page.get_by_role("option", name="Cholmondeley-Warner")
+    expect(option).to_be_visible()
+    option.tap()
+    expect(box).to_have_value("Cholmondeley-Warner")
+    expect(page.get_by_role("listbox")).to_be_hidden()
+    assert _axe(page) == []
+    context.close()
