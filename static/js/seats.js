@@ -276,11 +276,27 @@
     });
   }
 
-  // The seats go above the players box, which stays for typing or pasting a list: shorter,
-  // now that the seats show the names.
+  // The seats go above the players box. The seats show the names, so the box (still the
+  // form's field) folds away behind a button, for typing or pasting a whole list; it stays
+  // open when the server had something to say about it.
   box.rows = 5;
   var field = box.closest(".field") || box.parentNode;
   field.parentNode.insertBefore(root, field);
   root.hidden = false;
+  var typeList = root.querySelector("[data-seats-type]");
+  if (typeList && !field.classList.contains("field-invalid")) {
+    box.id = box.id || "id_players";
+    field.hidden = true;
+    typeList.hidden = false;
+    typeList.setAttribute("aria-controls", field.id = field.id || box.id + "-field");
+    typeList.setAttribute("aria-expanded", "false");
+    typeList.addEventListener("click", function () {
+      field.hidden = !field.hidden;
+      typeList.setAttribute("aria-expanded", field.hidden ? "false" : "true");
+      if (!field.hidden) {
+        box.focus();
+      }
+    });
+  }
   draw();
 })();

@@ -16,6 +16,7 @@ from tests.browser.helpers import (
     launch,
     log_in,
     player_button,
+    players_box,
     standing_names,
     tablet,
 )
@@ -114,7 +115,7 @@ class TestUndoRosterClose:
     def test_edit_the_roster_then_close(self, host_page, site):
         table_id = launch(host_page, site, name="T", players=WORKED_GAME, mode="Ranked (3/2/1)")
         host_page.get_by_role("link", name="Edit roster").click()
-        host_page.get_by_label("Players").fill("Dev\nCara\nBen\nAlice\nEve")
+        players_box(host_page).fill("Dev\nCara\nBen\nAlice\nEve")
         host_page.get_by_role("button", name="Save roster").click()
         expect(host_page.get_by_text("Roster saved for match 1.")).to_be_visible()
         assert standing_names(host_page) == ["Dev", "Cara", "Ben", "Alice", "Eve"]

@@ -273,3 +273,27 @@ def test_the_merge_form_picks_the_other_record_as_seating_does(browser, night):
     expect(page.get_by_role("listbox")).to_be_hidden()
     assert _axe(page) == []
     context.close()
+
+
+@pytest.mark.parametrize("viewport", [LANDSCAPE, PHONE], ids=["landscape", "phone"])
+def test_the_new_table_form_shows_the_players_once(browser, night, viewport):
+    context = _context(browser, night, viewport, "en", "light")
+    _log_in(context, night)
+    page = context.new_page()
+    page.goto(f"{night['site']}/tables/new/")
+    expect(page.locator("#seats")).to_be_visible()
+    box = page.locator("textarea[name=players]")
+    expect(box).to_be_hidden()
+    for name in ("Ana", "Dave"):
+        page.get_by_role("combobox", name="Find or add a player").fill(name)
+        page.get_by_role("option", name=name, exact=True).click()
+    expect(page.locator(".seat-chips li")).to_have_count(2)
+    expect(box).to_have_value("Ana\nDave")  # still the form's field, written by the chips
+    toggle = page.get_by_role("button", name="Type or paste the list")
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    expect(box).to_be_visible()
+    expect(page.get_by_role("group", name="Mode").get_by_label("Ranked (3/2/1)")).to_be_checked()
+    assert page.evaluate(PAGE_WIDTH) == viewport["width"]
+    assert _axe(page) == []
+    context.close()
