@@ -2,8 +2,9 @@
 Rows are rendered once per change of the standings (web/caching/standings.py keys them)."""
 
 from functools import partial
+from typing import cast
 
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -86,7 +87,7 @@ def _mode_links(request: HtmxHttpRequest, form: StandingsFilterForm) -> list[tup
     shown = form.cleaned_data.get("mode") or ""
     links = []
     for value, label in [*Table.Mode.choices, ("", _("Both modes"))]:
-        data = form.data.copy()
+        data = cast(QueryDict, form.data).copy()  # the request's GET, as asked_filters left it
         data["mode"] = value
         links.append((str(label), data.urlencode(), value == shown))
     return links
