@@ -67,8 +67,23 @@
     draw(focus);
   }
 
+  // "Did you mean?" questions the server asked, each shown in the chip of its name (back in
+  // their own box while that name is not seated).
+  var doubtsBox = form.querySelector(".name-doubts");
+  var doubts = doubtsBox ? Array.prototype.slice.call(doubtsBox.querySelectorAll(".name-doubt")) : [];
+
+  function doubtOf(name) {
+    return doubts.filter(function (fieldset) {
+      var typed = fieldset.querySelector("input[type=hidden][name$='-name']");
+      return typed && key(typed.value) === key(name);
+    })[0];
+  }
+
   function draw(focus) {
     var seated = names();
+    doubts.forEach(function (fieldset) {
+      doubtsBox.appendChild(fieldset);
+    });
     list.textContent = "";
     seated.forEach(function (name, index) {
       var item = document.createElement("li");
@@ -90,6 +105,11 @@
       item.appendChild(button(words("remove", name), "\u2715", "seat-remove", function () {
         remove(index);
       }));
+      var doubt = doubtOf(name);
+      if (doubt) {
+        item.classList.add("seat-in-doubt");
+        item.appendChild(doubt);
+      }
       list.appendChild(item);
     });
     empty.hidden = seated.length > 0;

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from matches.models import Table
 from matches.play.services.tables import table_close
-from tests.browser.helpers import go_offline, player_button, tablet
+from tests.browser.helpers import go_offline, player_button, players_box, tablet
 from tests.browser.test_screen_widths import (
     LANDSCAPE,
     PHONE,
@@ -296,4 +296,30 @@ def test_the_new_table_form_shows_the_players_once(browser, night, viewport):
     expect(page.get_by_role("group", name="Mode").get_by_label("Ranked (3/2/1)")).to_be_checked()
     assert page.evaluate(PAGE_WIDTH) == viewport["width"]
     assert _axe(page) == []
+    context.close()
+
+
+@pytest.mark.parametrize(
+    "viewport", [LANDSCAPE, PORTRAIT, PHONE], ids=["landscape", "portrait", "phone"]
+)
+def test_did_you_mean_sits_beside_its_name(browser, night, viewport):
+    context = _context(browser, night, viewport, "en", "light")
+    _log_in(context, night)
+    page = context.new_page()
+    page.goto(f"{night['site']}/tables/new/")
+    page.get_by_label("Table name").fill("Snug 2")
+    players_box(page).fill("Ana\nZoe Alexandra Montgomery\nDave")
+    page.get_by_role("button", name="Launch table").click()
+    question = page.get_by_role("group", name="Did you mean Zoë Alexandra Montgomery?")
+    chip = page.locator(".seat-chip", has_text="Zoe Alexandra Montgomery")
+    expect(chip.locator(".name-doubt")).to_have_count(1)
+    box, name = question.bounding_box(), chip.locator(".seat-name").bounding_box()
+    assert 0 <= box["y"] - (name["y"] + name["height"]) < 80, (box, name)
+    # Asked on the first screen, beside the name (the answers may run just past a phone's).
+    legend = question.locator("legend").bounding_box()
+    assert legend["y"] + legend["height"] <= viewport["height"], "the question is off-screen"
+    question.get_by_label("Use Zoë Alexandra Montgomery").check()
+    page.get_by_role("button", name="Launch table").click()
+    expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
+    assert page.evaluate(PAGE_WIDTH) == viewport["width"]
     context.close()
