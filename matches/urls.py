@@ -68,6 +68,11 @@ urlpatterns = [
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),
     path("results.csv", views_standings.league_results_csv, name="results_csv"),
     path("players/<id:player_id>/", views_league.player_detail, name="player"),
+    path(
+        "players/<id:player_id>/vs/<id:other_id>/",
+        views_league.player_pair,
+        name="player_pair",
+    ),
     path("players/<id:player_id>/rename/", views_players.player_rename, name="player_rename"),
     path("players/<id:player_id>/merge/", views_players.player_merge, name="player_merge"),
     path("players/", views_players.player_list, name="players"),

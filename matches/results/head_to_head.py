@@ -225,3 +225,37 @@ def favourite_victim(rivals: list[Rival]) -> Rival | None:
     """Whom this player most often finished above."""
     best = max(rivals, key=lambda r: (r.ahead, r.matches), default=None)
     return best if best and best.ahead else None
+
+
+@dataclass(frozen=True)
+class SharedMatch:
+    """A filed match two players both sat in, with each one's place."""
+
+    match: Match
+    place: int | None  # the first player's
+    other_place: int | None
+
+
+# The pair's page shows the latest matches they shared; older ones are counted, not listed.
+SHARED_MATCHES_SHOWN = 100
+
+
+def shared_matches(
+    *, player_id: int, other_id: int, limit: int = SHARED_MATCHES_SHOWN
+) -> tuple[list[SharedMatch], int]:
+    """The filed matches two players shared, newest first (at most `limit`), and how many
+    there are in all: three queries however many."""
+    shared = (
+        Match.objects.filed().filter(seats__player_id=player_id).filter(seats__player_id=other_id)
+    )
+    total = shared.count()
+    matches = list(shared.select_related("table", "winner").order_by("-filed_at", "-pk")[:limit])
+    places = {
+        (match_id, seated): place
+        for match_id, seated, place in Seat.objects.filter(
+            match__in=[m.pk for m in matches], player_id__in=(player_id, other_id)
+        ).values_list("match_id", "player_id", "place")
+    }
+    return [
+        SharedMatch(m, places.get((m.pk, player_id)), places.get((m.pk, other_id))) for m in matches
+    ], total

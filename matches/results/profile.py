@@ -291,7 +291,7 @@ def describe(profile: PlayerProfile) -> list[str]:
     if profile.conqueror is not None:
         sentences.append(
             ngettext(
-                "Most often finished behind %(name)s (%(count)s time).",
+                "Most often finished behind %(name)s (once).",
                 "Most often finished behind %(name)s (%(count)s times).",
                 profile.conqueror.behind,
             )
@@ -300,7 +300,7 @@ def describe(profile: PlayerProfile) -> list[str]:
     if profile.victim is not None:
         sentences.append(
             ngettext(
-                "Favourite victim: %(name)s (finished ahead %(count)s time).",
+                "Favourite victim: %(name)s (finished ahead once).",
                 "Favourite victim: %(name)s (finished ahead %(count)s times).",
                 profile.victim.ahead,
             )

@@ -9,10 +9,10 @@ from decimal import Decimal
 from typing import cast
 
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, Q, Sum
+from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils.formats import number_format
 
-from matches.models import AllTimeTotal, DailyTally, Player, Season, Table
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Season, Table
 from matches.results import running_totals
 from matches.results.running_totals import PUBLIC_NAME_COLUMNS
 from matches.rules import scoring
@@ -111,6 +111,19 @@ class StandingsQuery:
 
 
 ALL_TIME = StandingsQuery()
+
+
+def mode_played_most() -> str | None:
+    """The mode of most filed matches when the league has filed matches of both modes (a
+    tie goes to ranked), else None: points alone compare the two modes badly, so the
+    league's standings open on one."""
+    counts = dict(
+        Match.objects.filed().order_by().values_list("table__mode").annotate(n=Count("pk"))
+    )
+    if len(counts) < 2:
+        return None
+    ranked, wta = counts.get(Table.Mode.RANKED, 0), counts.get(Table.Mode.WINNER_TAKES_ALL, 0)
+    return Table.Mode.WINNER_TAKES_ALL if wta > ranked else Table.Mode.RANKED
 
 
 def filter_choices() -> tuple[list, list]:

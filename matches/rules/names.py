@@ -116,6 +116,13 @@ def one_edit_apart(first: str, second: str) -> bool:
     return first[i:] == second[i + 1 :]
 
 
+def _only_numbers_differ(first: str, second: str) -> bool:
+    """'Player 3' and 'Player 2', 'Table 12' and 'Table 1': numbered names are told apart
+    by their number, never a typo of each other."""
+    digits = str.maketrans("", "", "0123456789")
+    return first.translate(digits) == second.translate(digits)
+
+
 def _first_name(folded: str) -> str | None:
     words = folded.split(" ")
     return words[0] if len(words) > 1 else None
@@ -125,8 +132,9 @@ def near_names(typed: str, known: Iterable[str]) -> list[str]:
     """The known names a typed name may be meant as, most likely first, or none when the
     typed name is a known one (name_key: same case, width, spacing). Close is: the same once
     accents are dropped too ("Zoe" for "Zoë"); one letter apart, both names at least
-    NEAR_MIN_LETTERS long ("Margret" for "Margaret"); or a one-word name that is the first
-    name of exactly one known player ("Zoë" for "Zoë Martins")."""
+    NEAR_MIN_LETTERS long ("Margret" for "Margaret"), unless only a number tells them apart
+    ("Player 3", "Player 2"); or a one-word name that is the first name of exactly one
+    known player ("Zoë" for "Zoë Martins")."""
     key, folded = name_key(typed), fold_key(typed)
     names = list(dict.fromkeys(known))
     if any(name_key(name) == key for name in names):
@@ -137,8 +145,10 @@ def near_names(typed: str, known: Iterable[str]) -> list[str]:
         other = fold_key(name)
         if other == folded:
             same.append(name)
-        elif min(_letters(folded), _letters(other)) >= NEAR_MIN_LETTERS and one_edit_apart(
-            folded, other
+        elif (
+            min(_letters(folded), _letters(other)) >= NEAR_MIN_LETTERS
+            and one_edit_apart(folded, other)
+            and not _only_numbers_differ(folded, other)
         ):
             typo.append(name)
         first_name = _first_name(other)

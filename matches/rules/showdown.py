@@ -3,12 +3,13 @@ input that cannot be judged. The ranking itself is the pure module hands.py."""
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from django.utils.translation import get_language, gettext_lazy, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from matches.rules.hands import (
+    RANK_LABEL,
     SUIT_SYMBOL,
     Card,
     Category,
@@ -16,6 +17,7 @@ from matches.rules.hands import (
     Ranked,
     decided_by_suit,
     judge,
+    parse_card,
     parse_hand,
 )
 from matches.rules.limits import SHOWDOWN_MAX_HANDS
@@ -148,8 +150,28 @@ def describe(hand: Ranked) -> str:
     return (_("%(rank)s high") % {"rank": _one(ranks[0])}).capitalize()
 
 
+# The letters a card is shown with: Portuguese writes Rei, Dama, Valete (R, D, V), as the
+# rules card does; the judge reads either set whatever it shows.
+RANK_LETTERS = {
+    11: pgettext_lazy("card rank", "J"),
+    12: pgettext_lazy("card rank", "Q"),
+    13: pgettext_lazy("card rank", "K"),
+}
+
+
+class ShownCard(NamedTuple):
+    label: str  # in the page's language: "R♠"
+    suit: int
+
+
+def card_label(card: Card) -> str:
+    """'K♠' in English, 'R♠' in Portuguese."""
+    letter = RANK_LETTERS.get(card.rank)
+    return f"{letter}{SUIT_SYMBOL[card.suit]}" if letter else str(card)
+
+
 def cards_text(hand: Ranked) -> str:
-    return " ".join(str(card) for card in hand.cards)
+    return " ".join(card_label(card) for card in hand.cards)
 
 
 def why_it_loses(loser: str, worst: Ranked, winner: str, next_worst: Ranked) -> str:
@@ -197,7 +219,7 @@ class Verdict:
         return [
             {
                 "name": name,
-                "cards": hand.cards,
+                "cards": [ShownCard(card_label(card), card.suit) for card in hand.cards],
                 "category": hand.category.slug,
                 "description": describe(hand),
                 "loses": name == self.loser,
@@ -267,11 +289,15 @@ def showdown_problems(pairs: list[tuple[str, str]]) -> list[tuple[int | None, Ha
         try:
             cards = parse_hand(text, portuguese=portuguese)
         except HandError as error:
-            problems.append((index, HandError(error.code, player=name, token=error.token)))
+            token = error.token
+            if error.code == "card_twice":
+                token = card_label(parse_card(token))
+            problems.append((index, HandError(error.code, player=name, token=token)))
             continue
         for card in cards:
             if card in dealt:
-                clash = HandError("card_twice", player=name, token=str(card), other=dealt[card])
+                shown = card_label(card)
+                clash = HandError("card_twice", player=name, token=shown, other=dealt[card])
                 problems.append((index, clash))
             else:
                 dealt[card] = name
@@ -301,11 +327,13 @@ def refuse_declared_length(content_length: str | None) -> None:
         )
 
 
-# The cards to pick from on the showdown page: (code typed, label shown), a row per suit.
-CARD_GRID = [
-    [
-        (f"{rank}{suit}", f"{rank}{SUIT_SYMBOL[value]}")
-        for rank in ["A", "K", "Q", "J", "10", "9", "8", "7", "6", "5", "4", "3", "2"]
+def card_grid() -> list[list[tuple[str, str]]]:
+    """The cards to pick from on the showdown page: (code, label shown in the page's
+    language, which is also what a tap types), a row per suit."""
+    return [
+        [
+            (f"{RANK_LABEL.get(rank, str(rank))}{suit}", card_label(Card(rank, value)))
+            for rank in range(14, 1, -1)
+        ]
+        for suit, value in (("S", 4), ("H", 3), ("D", 2), ("C", 1))
     ]
-    for suit, value in (("S", 4), ("H", 3), ("D", 2), ("C", 1))
-]

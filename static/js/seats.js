@@ -67,8 +67,23 @@
     draw(focus);
   }
 
+  // "Did you mean?" questions the server asked, each shown in the chip of its name (back in
+  // their own box while that name is not seated).
+  var doubtsBox = form.querySelector(".name-doubts");
+  var doubts = doubtsBox ? Array.prototype.slice.call(doubtsBox.querySelectorAll(".name-doubt")) : [];
+
+  function doubtOf(name) {
+    return doubts.filter(function (fieldset) {
+      var typed = fieldset.querySelector("input[type=hidden][name$='-name']");
+      return typed && key(typed.value) === key(name);
+    })[0];
+  }
+
   function draw(focus) {
     var seated = names();
+    doubts.forEach(function (fieldset) {
+      doubtsBox.appendChild(fieldset);
+    });
     list.textContent = "";
     seated.forEach(function (name, index) {
       var item = document.createElement("li");
@@ -90,6 +105,11 @@
       item.appendChild(button(words("remove", name), "\u2715", "seat-remove", function () {
         remove(index);
       }));
+      var doubt = doubtOf(name);
+      if (doubt) {
+        item.classList.add("seat-in-doubt");
+        item.appendChild(doubt);
+      }
       list.appendChild(item);
     });
     empty.hidden = seated.length > 0;
@@ -276,11 +296,27 @@
     });
   }
 
-  // The seats go above the players box, which stays for typing or pasting a list: shorter,
-  // now that the seats show the names.
+  // The seats go above the players box. The seats show the names, so the box (still the
+  // form's field) folds away behind a button, for typing or pasting a whole list; it stays
+  // open when the server had something to say about it.
   box.rows = 5;
   var field = box.closest(".field") || box.parentNode;
   field.parentNode.insertBefore(root, field);
   root.hidden = false;
+  var typeList = root.querySelector("[data-seats-type]");
+  if (typeList && !field.classList.contains("field-invalid")) {
+    box.id = box.id || "id_players";
+    field.hidden = true;
+    typeList.hidden = false;
+    typeList.setAttribute("aria-controls", field.id = field.id || box.id + "-field");
+    typeList.setAttribute("aria-expanded", "false");
+    typeList.addEventListener("click", function () {
+      field.hidden = !field.hidden;
+      typeList.setAttribute("aria-expanded", field.hidden ? "false" : "true");
+      if (!field.hidden) {
+        box.focus();
+      }
+    });
+  }
   draw();
 })();

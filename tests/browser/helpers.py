@@ -62,7 +62,7 @@ def log_in(page: Page, base_url: str, username: str = "host") -> None:
 def launch(page: Page, base_url: str, *, name: str, players: list[str], mode: str) -> int:
     page.goto(f"{base_url}/tables/new/")
     page.get_by_label("Table name").fill(name)
-    page.get_by_label("Players").fill("\n".join(players))
+    players_box(page).fill("\n".join(players))
     page.get_by_role("group", name="Mode").get_by_label(mode).check()
     page.get_by_role("button", name="Launch table").click()
     expect(page).to_have_url(re.compile(r"/tables/\d+/$"))
@@ -134,3 +134,12 @@ def go_offline(context) -> None:
 def go_online(context) -> None:
     context.unroute("**/*", _no_network)
     context.set_offline(False)
+
+
+def players_box(page: Page):
+    """The launch or roster form's players box, unfolded if the seat picker folded it away
+    ("Type or paste the list")."""
+    box = page.locator("textarea[name=players]")
+    if not box.is_visible():
+        page.locator("[data-seats-type]").click()
+    return box

@@ -16,6 +16,7 @@ from tests.browser.helpers import (
     launch,
     log_in,
     player_button,
+    players_box,
     standing_names,
     tablet,
 )
@@ -114,7 +115,7 @@ class TestUndoRosterClose:
     def test_edit_the_roster_then_close(self, host_page, site):
         table_id = launch(host_page, site, name="T", players=WORKED_GAME, mode="Ranked (3/2/1)")
         host_page.get_by_role("link", name="Edit roster").click()
-        host_page.get_by_label("Players").fill("Dev\nCara\nBen\nAlice\nEve")
+        players_box(host_page).fill("Dev\nCara\nBen\nAlice\nEve")
         host_page.get_by_role("button", name="Save roster").click()
         expect(host_page.get_by_text("Roster saved for match 1.")).to_be_visible()
         assert standing_names(host_page) == ["Dev", "Cara", "Ben", "Alice", "Eve"]
@@ -371,7 +372,7 @@ class TestPortuguese:
         page.goto(f"{site}/tables/{table.pk}/")
         page.get_by_role("button", name="Português").click()
         expect(page.get_by_role("heading", name="Partida 1")).to_be_visible()
-        expect(page.get_by_text("Dá as cartas: Ana")).to_be_visible()
+        expect(page.get_by_text("Começa a dar: Ana")).to_be_visible()
         for name in names:  # ten players still fit a 768x1024 screen in Portuguese
             box = player_button(page, name).bounding_box()
             assert box["y"] + box["height"] <= PORTRAIT["height"], name
@@ -382,9 +383,10 @@ class TestPortuguese:
         page.goto(f"{site}/rules/showdown/?table={table.pk}")
         expect(page.get_by_role("heading", name="Comparar mãos")).to_be_visible()
         expect(page.get_by_label("Jogador 1", exact=True)).to_have_value("Ana")
-        for card in ["Q♠", "Q♣", "7♦"]:  # picked from the card grid by touch: player 1's hand
+        # Picked from the card grid by touch (dama: D): player 1's hand.
+        for card in ["D♠", "D♣", "7♦"]:
             page.get_by_role("button", name=card, exact=True).tap()
-        expect(page.get_by_label("Cartas do jogador 1", exact=True)).to_have_value("Q♠ Q♣ 7♦")
+        expect(page.get_by_label("Cartas do jogador 1", exact=True)).to_have_value("D♠ D♣ 7♦")
         # Portuguese letters: valete de espadas, valete de copas, ás de ouros.
         page.get_by_label("Cartas do jogador 2", exact=True).fill("ve vc ao")
         page.get_by_role("button", name="Quem perde a vida?").tap()

@@ -18,6 +18,7 @@ from tests.browser.helpers import (
     SYNC_TIMEOUT_MS,
     log_in,
     player_button,
+    players_box,
     tablet,
 )
 from tests.factories import WORKED_GAME, make_table, open_match, tap
@@ -140,7 +141,7 @@ class TestUndoAcrossAMatchBoundary:
         undo = host_page.get_by_role("button", name=re.compile("^Undo"))
         expect(undo).to_have_text("Undo Cara out — reopens match 1")
         host_page.get_by_role("link", name="Edit roster").tap()
-        host_page.get_by_label("Players").fill("Dev\nCara\nAlice\nEve")
+        players_box(host_page).fill("Dev\nCara\nAlice\nEve")
         host_page.get_by_role("button", name="Save roster").tap()
         # Now the undo would drop Eve's arrival: it asks first, on a page of its own.
         host_page.get_by_role("link", name="Undo Cara out — reopens match 1").tap()

@@ -9,7 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from matches.models import Player, Table
-from tests.browser.helpers import PORTRAIT, SCREENSHOTS, log_in, tablet
+from tests.browser.helpers import PORTRAIT, SCREENSHOTS, log_in, players_box, tablet
 from tests.factories import make_table, open_match
 
 pytestmark = pytest.mark.browser
@@ -127,13 +127,13 @@ class TestSeatFromTheLeague:
 
     def test_the_players_box_typed_into_draws_the_seats(self, page, site):
         page.goto(f"{site}/tables/new/")
-        page.get_by_label("Players").fill("Ann\nBob\nCy")
+        players_box(page).fill("Ann\nBob\nCy")
         assert seat_names(page) == ["Ann", "Bob", "Cy"]
 
     def test_a_name_typed_but_not_chosen_takes_the_last_seat(self, page, site):
         page.goto(f"{site}/tables/new/")
         page.get_by_label("Table name").fill("Snug")
-        page.get_by_label("Players").fill("Ann\nBob\nCy")
+        players_box(page).fill("Ann\nBob\nCy")
         finder(page).press_sequentially("Dee")
         page.get_by_role("group", name="Mode").get_by_label("Ranked (3/2/1)").check()
         page.get_by_role("button", name="Launch table").tap()
@@ -171,7 +171,7 @@ class TestDidYouMean:
         table = make_table(name="Snug", players=["Ann", "Bob", "Cy"])
         page.goto(f"{site}/tables/{table.pk}/")
         page.get_by_role("link", name="Edit roster").tap()
-        page.get_by_label("Players").fill("Ann\nBob\nCy\nZoe")
+        players_box(page).fill("Ann\nBob\nCy\nZoe")
         page.get_by_role("button", name="Save roster").tap()
 
         question = page.get_by_role("group", name="Did you mean Zoë?")

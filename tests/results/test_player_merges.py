@@ -145,6 +145,7 @@ def league_read(client) -> dict:
         )  # fmt: skip
         html = client.get(reverse("matches:player", args=[pk])).content.decode()
         html = re.sub(r"/players/(\d+)/", lambda m: f"/players/{players[int(m[1])]}/", html)
+        html = re.sub(r"/vs/(\d+)/", lambda m: f"/vs/{players[int(m[1])]}/", html)  # a pair's
         seen[f"html {name}"] = re.sub(r"/tables/(\d+)/", lambda m: f"/t/{where[int(m[1])]}/", html)
     seen["pairs"] = sorted(
         (players[p], players[o], m, a, b)

@@ -173,7 +173,7 @@ class TestSummary:
             "All at winner-takes-all tables, where only the winner is named and no points are kept."
         )
         assert "No win yet." in sentences
-        assert "Most often finished behind Ben (1 time)." in sentences
+        assert "Most often finished behind Ben (once)." in sentences
         assert not any("best place" in s or "Best night" in s for s in sentences)
         assert "<dt>Points</dt>" not in page(client, "Ann")
 
@@ -193,18 +193,19 @@ class TestSummary:
         assert sentences[3:] == [
             "Longest winning run: 3 matches in a row.",
             "Best night: 3 Nov 2026, 3 won of 3 matches.",
-            "Most often finished behind Ben (1 time).",
+            "Most often finished behind Ben (once).",
             "Favourite victim: Cy (finished ahead 5 times).",
         ]
 
-    def test_head_to_head_list_links_each_opponent(self, host, client):
+    def test_head_to_head_list_links_each_pairs_matches(self, host, client):
         table = make_table(host=host, players=["Ann", "Ben", "Cy"])
         crown(table, ["Cy", "Ben"])
         crown(table, ["Cy", "Ann"])
         crown(table, ["Ben", "Cy"])
         html = page(client, "Ann")
-        ben = Player.objects.get(name="Ben")
-        assert f'<li><a href="/players/{ben.pk}/">ahead of Ben 2–1 in 3</a></li>' in html
+        ann, ben = Player.objects.get(name="Ann"), Player.objects.get(name="Ben")
+        pair = f"/players/{ann.pk}/vs/{ben.pk}/"
+        assert f'<li><a href="{pair}">ahead of Ben 2–1 in 3</a></li>' in html
         assert ">ahead of Cy 3–0 in 3</a></li>" in html
 
     def test_portuguese(self, host, client):
@@ -214,7 +215,7 @@ class TestSummary:
         html = client.get(
             reverse("matches:player", args=[player.pk]), HTTP_ACCEPT_LANGUAGE="pt"
         ).content.decode()
-        assert "Ann jogou 1 partida arquivada e ganhou 1 (100,0%)." in html
+        assert "Ann jogou 1 partida terminada e ganhou 1 (100,0%)." in html
         assert "à frente de Ben 1–0 em 1" in html
 
 
@@ -367,5 +368,5 @@ class TestWhileTheRatingsReplay:
         player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
         url = reverse("matches:player", args=[ann.pk])
         html = client.get(url, HTTP_ACCEPT_LANGUAGE="pt").content.decode()
-        assert "As cotações estão a ser atualizadas depois de uma alteração" in html
-        assert "O histórico de partidas volta a aparecer quando as cotações" in html
+        assert "Os ratings estão a ser atualizados depois de uma alteração" in html
+        assert "O histórico de partidas volta a aparecer quando os ratings" in html

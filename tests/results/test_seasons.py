@@ -255,7 +255,8 @@ class TestModeFilter:
         assert '<th scope="col">Points</th>' not in html
 
     def test_the_league_page_explains_how_modes_mix(self, client, league):
-        html = client.get(reverse("matches:standings")).content.decode()
+        # Both modes asked for: the page itself opens on the mode played most.
+        html = client.get(reverse("matches:standings"), {"mode": ""}).content.decode()
         assert "This league mixes ranked and winner-takes-all tables." in html
         assert "The rating compares players across both modes" in html
         assert '<th scope="col">Points</th>' in html

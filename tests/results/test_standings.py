@@ -180,8 +180,9 @@ class TestQueryCounts:
             client.get(reverse("matches:api_standings"), {"table": table.pk})
         # The season covering today, the stamp, the aggregate with the players' names, the
         # ratings, whether they are updating, the tables and seasons the filter offers (read
-        # to key its rendering), and the same two again as the filter's lists are rendered.
-        with django_assert_num_queries(9):
+        # to key its rendering), and the same two again as the filter's lists are rendered;
+        # and which modes the league has played (read once per standings change).
+        with django_assert_num_queries(10):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
         with django_assert_num_queries(4):
@@ -194,7 +195,7 @@ class TestQueryCounts:
         )
         # A filing moves the standings, not the filter's lists: it is not rendered again.
         play(table, ["Dee", "Cy", "Bob"])
-        with django_assert_num_queries(7):
+        with django_assert_num_queries(8):
             after = client.get(reverse("matches:standings")).content.decode()
         form = re.compile(r'<form method="get" class="filters".*?</form>', re.S)
         assert form.search(after).group() == form.search(page.content.decode()).group()
@@ -447,4 +448,4 @@ class TestKeptRows:
         client.cookies["django_language"] = "pt"
         portuguese = self.body(client)
         assert "(provisional)" not in portuguese
-        assert "(provisória)" in portuguese
+        assert "(provisório)" in portuguese

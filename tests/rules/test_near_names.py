@@ -66,3 +66,16 @@ class TestNearNames:
             "Maria",
             "Marie Curie",
         ]
+
+
+class TestNumberedNames:
+    @pytest.mark.parametrize(
+        "typed, known",
+        [("Player 3", "Player 2"), ("Table 12", "Table 1"), ("Guest 10", "Guest 1"),
+         ("Player3", "Player")],
+    )  # fmt: skip
+    def test_names_told_apart_by_a_number_are_not_near(self, typed, known):
+        assert near_names(typed, [known]) == []
+
+    def test_a_typo_beside_a_number_is_still_near(self):
+        assert near_names("Margret 2", ["Margaret 2"]) == ["Margaret 2"]

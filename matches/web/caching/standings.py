@@ -3,6 +3,7 @@
 key naming the stamp, the filters asked for, the language and whose names they show."""
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from django.core.cache import cache
@@ -12,6 +13,7 @@ from matches.core import stamp as stamps
 from matches.models import Table
 from matches.ratings import schedule as ratings_schedule
 from matches.results import seasons
+from matches.results import standings as league_standings
 from matches.web.caching import memo
 from matches.web.caching.tags import audience, digest, etag, key, viewer
 from matches.web.forms.standings import StandingsFilterForm, asked_filters
@@ -40,10 +42,28 @@ def standings_filters(
         # A table's own standings fix the table; only its id is read (the view 404s a missing one).
         fixed = Table(pk=table_id) if table_id is not None else None
         current = seasons.current_season if default_season else None
-        data = asked_filters(request.GET, current_season=current)
+        # The league's page opens on the mode played most when it has both.
+        league_page = default_season and table_id is None
+        mode = partial(mode_played_most, request) if league_page else None
+        data = asked_filters(request.GET, current_season=current, default_mode=mode)
         return StandingsFilterForm(data, table=fixed)
 
     return memo.once(request, "standings filters", build)
+
+
+def mode_played_most(request: HtmxHttpRequest) -> str | None:
+    """The league's mode played most when it has both, else None: read once per standings
+    change (every filing moves the stamp), and once a request."""
+
+    def read() -> str | None:
+        # "" stands for None: the cache keeps no None.
+        played = cached(
+            key("mode-played-most", standings_stamp(request)),
+            lambda: league_standings.mode_played_most() or "",
+        )
+        return played or None
+
+    return memo.once(request, "mode played most", read)
 
 
 def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:

@@ -1,6 +1,7 @@
 """A player's record: renaming it, merging another into it, its name in public."""
 
 from django import forms
+from django.urls import reverse_lazy
 from django.utils.translation import gettext_lazy as _
 
 from matches.rules.limits import NAME_MAX_LENGTH
@@ -29,7 +30,15 @@ class PlayerMergeForm(forms.Form):
             "one person was entered under two names: you see both records before anything "
             "changes, and a merge can be undone."
         ),
-        widget=forms.TextInput(attrs={"list": "player-names", "autocomplete": "off"}),
+        # data-player-pick: the search that static/js/player-pick.js offers names from.
+        widget=forms.TextInput(
+            attrs={
+                "list": "player-names",
+                "autocomplete": "off",
+                "data-player-pick": reverse_lazy("matches:api_player_search"),
+                "data-player-pick-options": _("Players found"),
+            }
+        ),
         error_messages={"required": _("Type the name of the record to merge into this one.")},
     )
 

@@ -18,23 +18,30 @@ PERIOD_FILTERS = ("season", "from", "to")
 
 
 def asked_filters(
-    data: QueryDict, *, current_season: Callable[[], Season | None] | None = None
+    data: QueryDict,
+    *,
+    current_season: Callable[[], Season | None] | None = None,
+    default_mode: Callable[[], str | None] | None = None,
 ) -> QueryDict:
     """The filters as the form reads them and the page shows them again. Dates typed while
     the season shown is still the one the page chose (preset) replace it: only a season the
     reader picked conflicts with dates. With current_season (the page, which opens on the
     season covering tonight, or all time when none does), a request asking for no period
-    is given that season, read only then."""
+    is given that season, read only then. With default_mode (the league's page, which
+    opens on the mode played most when the league has both), a request asking for no mode
+    is given that one; "Both modes" is asked for as a blank mode."""
     if current_season is not None and not any(name in data for name in PERIOD_FILTERS):
         current = current_season()
-        if current is None:
-            return data
-        data = data.copy()
-        data["season"] = data["preset"] = str(current.pk)
+        if current is not None:
+            data = data.copy()
+            data["season"] = data["preset"] = str(current.pk)
     elif _dates_over_preset(data):
         data = data.copy()
         data["season"] = ""
         del data["preset"]
+    if default_mode is not None and "mode" not in data and (mode := default_mode()):
+        data = data.copy()
+        data["mode"] = mode
     return data
 
 

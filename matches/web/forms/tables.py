@@ -117,6 +117,11 @@ class LaunchForm(AsksAboutNearNames):
         label=_("Mode"),
         choices=Table.Mode.choices,
         widget=forms.RadioSelect,
+        initial=Table.Mode.RANKED,
+        help_text=_(
+            "Winner takes all: only the survivor is named; everyone else is out. "
+            "Ranked: 1st, 2nd and 3rd take 3, 2 and 1 points."
+        ),
         error_messages={
             "required": play_messages.UNKNOWN_MODE,
             "invalid_choice": play_messages.UNKNOWN_MODE,

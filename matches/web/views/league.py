@@ -14,7 +14,7 @@ from django.views.decorators.http import condition, require_safe
 from matches.models import Player
 from matches.ratings import selectors as ratings
 from matches.ratings.engine import MODEL_NAME
-from matches.results import charts, profile
+from matches.results import charts, head_to_head, profile
 from matches.results.players.selectors import standing_merges_into
 from matches.web.caching.standings import cached, ratings_updating, standings_stamp
 from matches.web.caching.tags import audience, etag, key, real_names
@@ -77,6 +77,8 @@ def _player_body(request: HtmxHttpRequest, player: Player, page: str | None) -> 
             # The head-to-head list and the history link every opponent, table and match:
             # one reverse() each for all of them.
             "players_url": reverse("matches:player", args=[0]).removesuffix("0/"),
+            # Each head-to-head line opens the pair's page: their matches together.
+            "pair_url": reverse("matches:player_pair", args=[player.pk, 0]).removesuffix("0/"),
             "tables_url": reverse("matches:table", args=[0]).removesuffix("0/"),
         }
         return render_to_string("matches/player.html#body", context)
@@ -109,3 +111,14 @@ def player_detail(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
         "ratings_updating": ratings_updating(request),
     }
     return render(request, "matches/player.html", context)
+
+
+@require_safe
+@condition(etag_func=lambda request, player_id, other_id: _player_etag(request, player_id))
+def player_pair(request: HtmxHttpRequest, player_id: int, other_id: int) -> HttpResponse:
+    """Two players' matches together, newest first: where a head-to-head line leads."""
+    player = get_object_or_404(Player, pk=player_id)
+    other = get_object_or_404(Player, pk=other_id)
+    shared, total = head_to_head.shared_matches(player_id=player.pk, other_id=other.pk)
+    context = {"player": player, "other": other, "shared": shared, "total": total}
+    return render(request, "matches/player_pair.html", context)

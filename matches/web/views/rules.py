@@ -33,7 +33,7 @@ def showdown_page(request: HtmxHttpRequest) -> HttpResponse:
         initial = ShowdownFormSet.initial_for(names)
     formset = ShowdownFormSet(request.GET if submitted else None, rows=rows, initial=initial)
     verdict = formset.verdict if submitted and formset.is_valid() else None
-    context = {"formset": formset, "verdict": verdict, "card_grid": showdown.CARD_GRID}
+    context = {"formset": formset, "verdict": verdict, "card_grid": showdown.card_grid()}
     status = 400 if submitted and not verdict else 200
     return render(request, "matches/showdown.html", context, status=status)
 

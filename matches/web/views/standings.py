@@ -2,12 +2,14 @@
 Rows are rendered once per change of the standings (web/caching/standings.py keys them)."""
 
 from functools import partial
+from typing import cast
 
-from django.http import HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import HttpResponse, JsonResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -22,6 +24,7 @@ from matches.web.caching.standings import (
     api_standings_etag,
     cached,
     form_key,
+    mode_played_most,
     ratings_updating,
     standings_etag,
     standings_filters,
@@ -76,6 +79,20 @@ def _filters_html(form: StandingsFilterForm) -> str:
     return cached(form_key("filters", league_standings.filter_choices(), shown), render)
 
 
+def _mode_links(request: HtmxHttpRequest, form: StandingsFilterForm) -> list[tuple[str, str, bool]]:
+    """For a league of both modes: each mode and both, as (label, query, shown), so the
+    mode the page did not open on is one tap away. Empty for a league of one mode."""
+    if not form.is_valid() or mode_played_most(request) is None:
+        return []
+    shown = form.cleaned_data.get("mode") or ""
+    links = []
+    for value, label in [*Table.Mode.choices, ("", _("Both modes"))]:
+        data = cast(QueryDict, form.data).copy()  # the request's GET, as asked_filters left it
+        data["mode"] = value
+        links.append((str(label), data.urlencode(), value == shown))
+    return links
+
+
 def _row_content(row: dict) -> tuple:
     """Everything a standings row shows but the columns: the row's own fields and its
     rating as shown. Two rows with the same content read the same."""
@@ -102,6 +119,7 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
     context["ratings_updating"] = form.is_valid() and ratings_updating(request)
     # The exports' links carry the filters shown, the default season included.
     context["query"] = form.data.urlencode()
+    context["mode_links"] = _mode_links(request, form) if table is None else []
     status = 200 if form.is_valid() else 400
     return render(request, "matches/standings.html", context, status=status)
 
