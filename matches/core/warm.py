@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from importlib import import_module
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
 from django.core import checks
@@ -36,7 +37,10 @@ _TEMPLATE_SUFFIXES = (".html", ".js", ".svg", ".txt")
 _LOADED_WHEN_USED = ("admin/",)
 
 
-def register(warmer: Callable[[], object]) -> Callable[[], object]:
+Warmer = TypeVar("Warmer", bound=Callable[[], object])
+
+
+def register(warmer: Warmer) -> Warmer:
     """Have warm() call warmer(): for what a module would otherwise make on its first use
     in a process (a memo from the settings, a flag from the database)."""
     _warmers.append(warmer)
