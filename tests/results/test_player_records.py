@@ -36,7 +36,9 @@ def merge_through_pages(host_client, keep, other: str, **kwargs):
 
 
 def standings_names(client) -> list[str]:
-    html = client.get(reverse("matches:standings")).content.decode()
+    """The names on the league's standings across both modes (a league of both opens on the
+    mode played most)."""
+    html = client.get(reverse("matches:standings"), {"mode": ""}).content.decode()
     # A row's tie-break note follows the name in its cell.
     tie_break = r"(?:<small[^>]*>[^<]*</small>)?"
     return re.findall(rf'<td><a href="/players/\d+/">([^<]+)</a>{tie_break}</td>', html)

@@ -37,6 +37,8 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["number"] = 1
     if "player_id" in pattern.pattern.converters:
         kwargs["player_id"] = Player.objects.first().pk
+    if "other_id" in pattern.pattern.converters:
+        kwargs["other_id"] = Player.objects.last().pk
     if "season_id" in pattern.pattern.converters:
         kwargs["season_id"] = Season.objects.first().pk
     if "merge_id" in pattern.pattern.converters:
