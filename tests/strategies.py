@@ -143,3 +143,19 @@ correction_ops = st.lists(
     ),
     max_size=18,
 )
+
+
+# The rating engine (tests/ratings/test_engine.py): one filed match of 2 to 10 players, each
+# a mode, a finishing order and a prior (None: a newcomer) per player in seating order.
+def _rated_match(size: int) -> st.SearchStrategy:
+    prior = st.none() | st.tuples(
+        st.floats(min_value=-20.0, max_value=70.0), st.floats(min_value=0.05, max_value=9.0)
+    )
+    return st.tuples(
+        st.sampled_from(MODES),
+        st.permutations(range(1, size + 1)),
+        st.lists(prior, min_size=size, max_size=size),
+    )
+
+
+rated_matches = st.integers(min_value=2, max_value=10).flatmap(_rated_match)

@@ -2,10 +2,11 @@
 scale people read, and a player's career as it runs from match to match. No database:
 store.py keeps what this computes, steps.py replays it."""
 
+import math
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+from openskill.models import PlackettLuce
 
 from matches.rules.scoring import is_ranked, shown_place
 
@@ -70,27 +71,91 @@ def shown_rating(mu: float, sigma: float) -> int:
     return round(1000 + 40 * ordinal(mu, sigma))
 
 
-def _ranks(mode: str, places: Sequence[int]) -> list[float]:
+def _ranks(mode: str, places: Sequence[int]) -> list[int]:
     """Each player's rank in the rating event: the place the mode names; at a
     winner-takes-all table everyone but the winner shares second."""
     return [shown_place(mode, place) or 2 for place in places]
+
+
+# openskill's PlackettLuce defaults (MODEL's): the prior, the game's noise, the floor on a
+# variance's shrink factor and the additive dynamics factor.
+MU = MODEL.mu
+SIGMA = MODEL.sigma
+BETA_SQUARED = MODEL.beta**2
+KAPPA = MODEL.kappa
+TAU_SQUARED = MODEL.tau * MODEL.tau
 
 
 def rate_match(
     *, mode: str, seats: Sequence[tuple[int, int]], before: Mapping[int, Rating | None]
 ) -> dict[int, Rating]:
     """New ratings of one match's players. seats: (player id, place) in seating order;
-    before: each player's rating going in, None at their first match."""
-    teams = [[_model_rating(before[player])] for player, _ in seats]
-    rated = MODEL.rate(teams, ranks=_ranks(mode, [place for _, place in seats]))
-    return {
-        player: (team[0].mu, team[0].sigma) for (player, _), team in zip(seats, rated, strict=True)
-    }
+    before: each player's rating going in, None at their first match.
 
-
-def _model_rating(rating: Rating | None) -> PlackettLuceRating:
-    """The model's rating for a player: theirs, or the model's default at their first match."""
-    return MODEL.rating() if rating is None else MODEL.rating(*rating)
+    openskill's PlackettLuce().rate for one-player teams and its default parameters,
+    operation for operation on plain floats, so the results are the same floats (a
+    property test holds it to that): the model builds, copies and sorts rating objects,
+    which cost most of a replay's time."""
+    ranks = _ranks(mode, [place for _, place in seats])
+    # The model sorts the teams by rank, stably, and works in that order throughout: every
+    # sum below adds in it, as the model's do, so each rounds the same.
+    order = sorted(range(len(seats)), key=ranks.__getitem__)
+    players: list[int] = []
+    mus: list[float] = []
+    variances: list[float] = []  # each sigma once tau is added, squared
+    sigmas: list[float] = []
+    for index in order:
+        player = seats[index][0]
+        mu, sigma = before[player] or (MU, SIGMA)
+        sigma = math.sqrt(sigma * sigma + TAU_SQUARED)
+        players.append(player)
+        mus.append(mu)
+        sigmas.append(sigma)
+        variances.append(sigma**2)
+    sorted_ranks = [ranks[index] for index in order]
+    total = 0.0
+    for variance in variances:
+        total += variance + BETA_SQUARED
+    c = math.sqrt(total)
+    exps = [math.exp(mu / c) for mu in mus]
+    count = len(order)
+    # sum_q[q]: the exps of every player ranked at q's rank or below it (q's rank or worse).
+    sum_q = [0.0] * count
+    for q in range(count):
+        rank_q = sorted_ranks[q]
+        summed: float | None = None
+        for i in range(count):
+            if sorted_ranks[i] >= rank_q:
+                summed = exps[i] if summed is None else summed + exps[i]
+        sum_q[q] = cast(float, summed)
+    ties = [sorted_ranks.count(rank) for rank in sorted_ranks]
+    after: dict[int, Rating] = {}
+    for i in range(count):
+        rank_i = sorted_ranks[i]
+        exp_i = exps[i]
+        omega = 0.0
+        delta = 0.0
+        for q in range(count):
+            if sorted_ranks[q] <= rank_i:
+                share = exp_i / sum_q[q]
+                delta += share * (1 - share) / ties[q]
+                if q == i:
+                    omega += (1 - share) / ties[q]
+                else:
+                    omega -= share / ties[q]
+        variance = variances[i]
+        omega *= variance / c
+        delta *= variance / c**2
+        delta *= math.sqrt(variance) / c  # the model's gamma
+        # The model scales both by the player's share of the team's variance (here 1.0,
+        # exactly: one player per team) and by a weight of 1.0.
+        share_of_team = sigmas[i] ** 2 / variance
+        mu = mus[i] + share_of_team * omega * 1.0
+        sigma = sigmas[i] * math.sqrt(max(1 - share_of_team * delta * 1.0, KAPPA))
+        after[players[i]] = (mu, sigma)
+    # The model then averages the mean's change across tied players, but from ratings it has
+    # already overwritten: the average is 0.0 and changes nothing.
+    return after
 
 
 def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, RatedState]:

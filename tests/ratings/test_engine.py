@@ -1,0 +1,37 @@
+"""The rating engine's own Plackett-Luce update against openskill's: the same floats, bit for
+bit, for any match the league can file."""
+
+from hypothesis import given, settings
+from openskill.models import PlackettLuce
+
+from matches.ratings.engine import rate_match
+from tests.strategies import rated_matches
+
+
+class TestRateMatch:
+    @settings(max_examples=2000)
+    @given(rated_matches)
+    def test_equals_openskills_plackett_luce_exactly(self, match):
+        mode, places, priors = match
+        model = PlackettLuce()
+        seats = [(100 + index, place) for index, place in enumerate(places)]
+        before = {player: prior for (player, _), prior in zip(seats, priors, strict=True)}
+        # Winner takes all: the winner first, everyone else shares second.
+        ranks = places if mode == "ranked" else [1 if place == 1 else 2 for place in places]
+        teams = [[model.rating() if prior is None else model.rating(*prior)] for prior in priors]
+        expected = {
+            player: (team[0].mu, team[0].sigma)
+            for (player, _), team in zip(seats, model.rate(teams, ranks=ranks), strict=True)
+        }
+
+        assert rate_match(mode=mode, seats=seats, before=before) == expected
+
+    def test_a_newcomer_starts_from_the_models_default(self):
+        model = PlackettLuce()
+        seats = [(1, 2), (2, 1), (3, 3)]
+        teams = [[model.rating()] for _ in seats]
+        rated = model.rate(teams, ranks=[2, 1, 3])
+
+        got = rate_match(mode="ranked", seats=seats, before=dict.fromkeys([1, 2, 3]))
+
+        assert got == {p: (t[0].mu, t[0].sigma) for (p, _), t in zip(seats, rated, strict=True)}
