@@ -52,6 +52,8 @@ from matches.ratings.store import (
 )
 from matches.rules.scoring import is_ranked
 
+NEWCOMER_STATE = State(None, NEWCOMER)
+
 # A replay step re-rates at most this many matches; its transaction only writes them, so it
 # holds the write lock briefly.
 STEP_MATCHES = 250
@@ -198,15 +200,14 @@ def _rerate(
     step = _Rerated(len(batch), None, [pk for _, pk in batch], [], upcoming)
     if not batch:
         return step
+    rows = step.rows
     for seating in seatings(Match.objects.filter(pk__in=step.match_ids)):
         match, mode, seats = seating
-        before = {p: states.get(p, State(None, NEWCOMER)) for p, _ in seats}
+        before = {p: states.get(p, NEWCOMER_STATE) for p, _ in seats}
         after = rate(seating, before)
         ranked = is_ranked(mode)
         for player, place in seats:
-            step.rows.append(
-                change_row(match, player, place, ranked, before[player], after[player])
-            )
+            rows.append(change_row(match, player, place, ranked, before[player], after[player]))
         states.update(after)
     if len(upcoming) > len(batch):
         step.last = batch[-1]
