@@ -16,6 +16,7 @@ django.setup(set_prefix=False)  # as get_asgi_application does: before the strea
 from brag_tables import streams  # noqa: E402
 from brag_tables.asgi_limits import limit_bodies  # noqa: E402
 from matches.core.warm import warm  # noqa: E402
+from matches.ratings.supervisor import Supervisor, supervisor_start  # noqa: E402
 
 ASGIApp = streams.ASGIApp
 
@@ -42,15 +43,21 @@ def build(django_application: ASGIApp | None = None) -> ASGIApp:
 
 
 async def _lifespan(hub: streams.Hub, receive: Callable, send: Callable) -> None:
+    ratings: Supervisor | None = None
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
             # Everything a first request would otherwise pay for (matches/core/warm.py),
             # before uvicorn takes requests. It reads the database: in a thread.
             await sync_to_async(warm, thread_sensitive=False)()
+            # The ratings replay, in a process of its own (matches/ratings/supervisor.py):
+            # rating in this one would hold the interpreter the streams are served from.
+            ratings = await sync_to_async(supervisor_start, thread_sensitive=False)()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             await hub.close()
+            if ratings is not None:
+                await sync_to_async(ratings.stop, thread_sensitive=False)()
             await send({"type": "lifespan.shutdown.complete"})
             return
 

@@ -140,6 +140,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "max_size": int(os.environ.get("BRAG_DB_POOL_SIZE", "20")),
         "timeout": 20,
     }
+if os.environ.get("BRAG_DATABASE_NAME"):
+    # Set by a serving process for the ratings worker it starts (matches/ratings/supervisor.py):
+    # the database that process uses, which in the tests is the test database.
+    DATABASES["default"]["NAME"] = os.environ["BRAG_DATABASE_NAME"]
 SQLITE_CACHE_KIB = -32 * 1024  # PRAGMA cache_size: negative is KiB, per connection
 SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -7,7 +7,8 @@ class MatchesConfig(AppConfig):
     verbose_name = _("Brag tables")
 
     def ready(self) -> None:
-        # The ratings replay runs beside the answers, in every serving process.
-        from matches.ratings import worker
+        # The ratings replay runs beside the answers, in a worker each serving process
+        # starts: a write here wakes it.
+        from matches.ratings import supervisor
 
-        worker.connect()
+        supervisor.connect()

@@ -3,11 +3,10 @@ moves the replay's position in its own transaction; the later matches are re-rat
 afterwards, a few at a time, each step its own short transaction, and until the last step
 the ratings shown are the last settled ones, said to be updating.
 
-These tests run the replay by hand (RATINGS_REPLAY="manual": nothing steps on its own),
-except the last, which lets a serving process's thread do it."""
+These tests run the replay by hand (RATINGS_REPLAY="manual": nothing steps on its own);
+tests/ratings/test_worker.py lets a serving process's worker do it."""
 
 import datetime
-import time
 
 import pytest
 from django.urls import reverse
@@ -16,7 +15,7 @@ from django.utils import timezone
 from matches.core.rows import unnest_rows
 from matches.models import Player, PlayerRating, RatingChange, RatingsReplay
 from matches.play.services.undo import table_undo_last
-from matches.ratings import schedule, steps, store, worker
+from matches.ratings import schedule, steps, store
 from matches.ratings.audit import rating_problems
 from matches.ratings.steps import Step, ratings_settle, replay_step
 from matches.results.players.services import player_merge
@@ -201,30 +200,6 @@ class TestSteps:
         )
         assert seen == [(2, 5), (4, 5), (5, 5)]
         assert rating_problems() == []
-
-
-@pytest.fixture
-def replay_thread():
-    yield
-    worker.stop()  # its connection closes before the test database is flushed
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_serving_process_settles_the_replay_by_itself(settings, host, client, replay_thread):
-    """Background mode, as under uvicorn: the undo's answer comes first, then this
-    process's replay thread re-rates the later matches and the ratings settle."""
-    steps._kept.clear()
-    settings.RATINGS_REPLAY = "manual"  # built without the thread, committed
-    league, front, _ = league_with_an_old_crowning(host, later=3)
-    settings.RATINGS_REPLAY = "background"
-    table_undo_last(table_id=front.pk, tap_id=None, by=host)  # commits, wakes
-    league.filed.pop(0)
-    deadline = time.monotonic() + 20
-    while schedule.ratings_updating():
-        assert time.monotonic() < deadline, "the replay did not settle"
-        time.sleep(0.05)
-    assert rating_problems() == []
-    assert api_rows(client) == league.expected_rows()
 
 
 class TestAStepRacedByAWrite:
