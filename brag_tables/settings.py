@@ -255,7 +255,7 @@ FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.MemoryFileUploadHandler
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 
 # An undo of an old crowning, a merge or a rebuild re-rates the later matches after the
-# answer, in short steps each process runs in a background thread (matches/ratings/worker.py).
+# answer, in short steps a worker process runs beside each server (matches/ratings/supervisor.py).
 # "inline" runs them at once in the write's own transaction: the tests' mode, where a test
 # reads the ratings right after the write; never for serving (it holds the write lock).
 # "manual" leaves them to whoever calls them (the replay's own tests, `check_integrity`).

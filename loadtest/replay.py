@@ -1,6 +1,6 @@
 """The bounded-writes mode: in a league of N filed matches, an undo of the oldest
 crowning and a merge of two long careers answer at once while taps at other tables keep
-answering; the ratings then settle, in the serving processes' own replay threads, to
+answering; the ratings then settle, in the serving processes' ratings workers, to
 exactly a full recompute.
 
     python loadtest/run.py --replay [--league-matches 100000] [--short] [--database-url URL]
