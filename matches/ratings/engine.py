@@ -4,7 +4,7 @@ store.py keeps what this computes, steps.py replays it."""
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from openskill.models import PlackettLuce
 
@@ -119,30 +119,34 @@ def rate_match(
     c = math.sqrt(total)
     exps = [math.exp(mu / c) for mu in mus]
     count = len(order)
-    # sum_q[q]: the exps of every player ranked at q's rank or below it (q's rank or worse).
-    sum_q = [0.0] * count
-    for q in range(count):
-        rank_q = sorted_ranks[q]
-        summed: float | None = None
-        for i in range(count):
-            if sorted_ranks[i] >= rank_q:
-                summed = exps[i] if summed is None else summed + exps[i]
-        sum_q[q] = cast(float, summed)
-    ties = [sorted_ranks.count(rank) for rank in sorted_ranks]
+    # Sorted, the players of one rank are a run: ends[q] is where q's run ends, and the
+    # players ranked at q's rank or below it (worse) are those from q's run's start on.
+    ends = [0] * count
+    sum_q = [0.0] * count  # the exps of those players, added in the model's order
+    ties = [0] * count  # how many share q's rank
+    start = 0
+    while start < count:
+        end = start + 1
+        while end < count and sorted_ranks[end] == sorted_ranks[start]:
+            end += 1
+        summed = exps[start]
+        for i in range(start + 1, count):
+            summed += exps[i]
+        for q in range(start, end):
+            ends[q], sum_q[q], ties[q] = end, summed, end - start
+        start = end
     after: dict[int, Rating] = {}
     for i in range(count):
-        rank_i = sorted_ranks[i]
         exp_i = exps[i]
         omega = 0.0
         delta = 0.0
-        for q in range(count):
-            if sorted_ranks[q] <= rank_i:
-                share = exp_i / sum_q[q]
-                delta += share * (1 - share) / ties[q]
-                if q == i:
-                    omega += (1 - share) / ties[q]
-                else:
-                    omega -= share / ties[q]
+        for q in range(ends[i]):  # every q ranked at i's rank or better
+            share = exp_i / sum_q[q]
+            delta += share * (1 - share) / ties[q]
+            if q == i:
+                omega += (1 - share) / ties[q]
+            else:
+                omega -= share / ties[q]
         variance = variances[i]
         omega *= variance / c
         delta *= variance / c**2
