@@ -50,7 +50,10 @@ run: serve-setup
 	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) -m brag_tables.serving --host $(HOST) --port $(PORT)
 
 # Django's development server, which reloads on every code change: not for the night.
+# runserver has no ASGI lifespan to start the ratings worker (matches/ratings/supervisor.py):
+# it runs beside it here, and Ctrl+C stops both.
 dev: serve-setup
+	$(LOCAL_ENV) $(PY) manage.py ratings_worker & trap 'kill $$! 2>/dev/null' EXIT INT TERM; \
 	$(LOCAL_ENV) BRAG_BIND_HOST=$(HOST) $(PY) manage.py runserver $(BIND)
 
 test: lint

@@ -6,6 +6,7 @@ server. Nothing more for a host to start than the server itself.
 The child's stdin is a pipe from here: a byte on it wakes the child, and its end (this
 process stopped or died) stops it, so no worker outlives its server."""
 
+import contextlib
 import logging
 import os
 import signal
@@ -63,12 +64,21 @@ class Supervisor:
         with self._lock:
             if self._stopping.is_set():
                 return
-            self._process = subprocess.Popen(  # noqa: S603 (this Python, our own command)
-                [sys.executable, str(manage), "ratings_worker", "--supervised"],
-                stdin=subprocess.PIPE,
-                env=env,
-                cwd=settings.BASE_DIR,
-            )
+            try:
+                process = subprocess.Popen(  # noqa: S603 (this Python, our own command)
+                    [sys.executable, str(manage), "ratings_worker", "--supervised"],
+                    stdin=subprocess.PIPE,
+                    bufsize=0,
+                    env=env,
+                    cwd=settings.BASE_DIR,
+                )
+            except OSError:  # the server serves all the same; ratings wait for a restart
+                logger.exception("The ratings worker could not be started")
+                return
+            if process.stdin is not None:
+                # A wake never blocks a request: a full pipe already holds one.
+                os.set_blocking(process.stdin.fileno(), False)
+            self._process = process
             self.starts += 1
 
     def _keep(self, env: dict[str, str]) -> None:
@@ -96,11 +106,9 @@ class Supervisor:
             process = self._process
             if process is None or process.stdin is None or process.poll() is not None:
                 return
-            try:
+            # BrokenPipeError, ValueError: it is ending, and the watcher starts it again.
+            with contextlib.suppress(BrokenPipeError, ValueError):
                 process.stdin.write(b"\n")
-                process.stdin.flush()
-            except (BrokenPipeError, ValueError):  # it is ending: the watcher restarts it
-                pass
 
     def stop(self) -> None:
         """Stop the worker and wait for it: the end of its pipe ends it after its step
