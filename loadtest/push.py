@@ -42,6 +42,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -395,6 +396,52 @@ def start_server(env: dict, streams: int):
     return server
 
 
+class Replaying:
+    """--during-replay: a full ratings replay, scheduled again each time the server's ratings
+    worker has settled the last one, so that the taps reach the subscribers while the worker
+    replays beside the server."""
+
+    def __init__(self) -> None:
+        self.scheduled = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> float:
+        """Schedule the first and wait for the worker to take it (its idle look at the
+        replay's row); how long that took."""
+        from matches.models import RatingsReplay
+        from matches.ratings.schedule import ratings_rebuild_schedule
+
+        began = time.monotonic()
+        ratings_rebuild_schedule()
+        self.scheduled = 1
+        while not RatingsReplay.objects.filter(pk=1).exclude(lease_owner="").exists():
+            if time.monotonic() - began > 30:
+                raise RuntimeError("the server's ratings worker did not take the replay")
+            time.sleep(0.1)
+        self.thread.start()
+        return time.monotonic() - began
+
+    def _run(self) -> None:
+        from django.db import connection
+
+        from matches.ratings.schedule import ratings_rebuild_schedule, ratings_updating
+
+        try:
+            while not self.stopping.wait(0.5):
+                if not ratings_updating():
+                    ratings_rebuild_schedule()
+                    self.scheduled += 1
+        finally:
+            connection.close()
+
+    def stop(self) -> int:
+        """Stop scheduling; how many replays were scheduled."""
+        self.stopping.set()
+        self.thread.join(timeout=10)
+        return self.scheduled
+
+
 def server_errors(server) -> list[str]:
     """What the server logged as failing: each traceback's last line, each ERROR line."""
     with open(server.log, errors="replace") as log:
@@ -413,13 +460,16 @@ def server_errors(server) -> list[str]:
 
 
 def server_pids(pid: int) -> list[int]:
-    """The server's process and its children (a launcher may supervise workers)."""
+    """The server's process and its children (a launcher may supervise workers), less the
+    ratings workers they start: the replay's CPU is not the streams'."""
     pids = [pid]
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             with contextlib.suppress(OSError, IndexError), open(f"/proc/{entry}/stat") as stat:
                 if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                    pids.append(int(entry))
+                    with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                        if b"ratings_worker" not in cmdline.read():
+                            pids.append(int(entry))
     return pids
 
 
@@ -699,6 +749,12 @@ def main(args, env: dict) -> int:
             f"(target < {IDLE_TARGET:.0%} at 10,000: "
             f"{met(idle < IDLE_TARGET) if count >= 10_000 else 'n/a below 10,000'})"
         )
+        replaying = Replaying() if args.during_replay else None
+        if replaying is not None:
+            took = replaying.start()
+            print(
+                f"  a full ratings replay under way in the server's worker ({took:.1f} s to start)"
+            )
         spent = [server_cpu(server.process.pid) for server in servers]
         started = time.monotonic()
         for n in range(taps):
@@ -706,6 +762,8 @@ def main(args, env: dict) -> int:
             host.tap()
         time.sleep(SETTLE_SECONDS)
         ended = time.monotonic()
+        if replaying is not None:
+            print(f"  {replaying.stop()} full ratings replays scheduled, one after another")
         spent = [
             server_cpu(s.process.pid) - before for s, before in zip(servers, spent, strict=True)
         ]

@@ -439,6 +439,12 @@ def main() -> int:
     )
     parser.add_argument("--taps", type=int, default=20, help="the push mode's taps, 3 s apart")
     parser.add_argument(
+        "--during-replay",
+        action="store_true",
+        help="the push mode's taps while the server's ratings worker replays the league "
+        "(with --league N)",
+    )
+    parser.add_argument(
         "--client-processes",
         type=int,
         default=0,

@@ -210,6 +210,15 @@ def ratings_rebuild(*, progress: Callable[[int, int], None] | None = None) -> in
     """Recompute every rating from scratch, in the replay's short steps (the league stays
     open meanwhile); returns the number of rated matches. progress(done, total) after each
     step."""
+    if not ratings_rebuild_schedule():
+        return 0
+    return ratings_settle(progress=progress)
+
+
+def ratings_rebuild_schedule() -> bool:
+    """Move the replay back to the very first filed match, for whoever replays next (a
+    rebuild here, or a server's ratings worker); False when nothing is filed (then no
+    rating is left)."""
     with transaction.atomic():
         standings_changed()  # the league-wide lock; cached standings show ratings
         # Rows of matches no longer filed (a raw edit): no step would ever visit them.
@@ -218,7 +227,7 @@ def ratings_rebuild(*, progress: Callable[[int, int], None] | None = None) -> in
         if first is None:
             RatingChange.objects.all().delete()
             PlayerRating.objects.all().delete()
-            return 0
+            return False
         # Whatever is pending is covered: the replay from the very first match.
         RatingsReplay.objects.bulk_create([RatingsReplay(pk=1)], ignore_conflicts=True)
         RatingsReplay.objects.filter(pk=1).update(
@@ -228,4 +237,4 @@ def ratings_rebuild(*, progress: Callable[[int, int], None] | None = None) -> in
             scheduled_at=timezone.now(),
             replayed=0,
         )
-    return ratings_settle(progress=progress)
+    return True
