@@ -18,8 +18,13 @@
   listbox.hidden = true;
   var wrap = document.createElement("div");
   wrap.className = "seat-find";
+  // Moving the box takes the focus from it: a host already typing keeps typing into it.
+  var typing = document.activeElement === input;
   input.parentNode.insertBefore(wrap, input);
   wrap.appendChild(input);
+  if (typing) {
+    input.focus();
+  }
   wrap.appendChild(listbox);
   input.removeAttribute("list");
   input.setAttribute("role", "combobox");

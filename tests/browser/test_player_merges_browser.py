@@ -76,6 +76,30 @@ class TestMergeOnATablet:
         assert PlayerMerge.objects.get().undone_at is not None
         page.context.close()
 
+    def test_a_name_typed_before_the_picker_loads_is_kept_whole(self, browser, site, league):
+        """The picker moves the box into its wrapper when its script arrives: a host already
+        typing there keeps the box, and every letter lands in it."""
+        page = tablet(browser, PORTRAIT).new_page()
+        log_in(page, site)
+        held = []
+        page.context.route("**/js/player-pick*.js", lambda route: held.append(route))
+        dev = Player.objects.get(name="Dev")
+        # The page as parsed, its deferred script still on its way (held here).
+        page.goto(f"{site}/players/{dev.pk}/merge/", wait_until="commit")
+        box = page.get_by_label("Name of the other record")
+        box.press_sequentially("Dev")
+        for _ in range(100):  # the routed request reaches this thread's handler
+            if held:
+                break
+            page.wait_for_timeout(20)
+        assert held, "the picker's script was not asked for"
+        expect(box).not_to_have_attribute("role", "combobox")  # not run yet
+        held[0].continue_()
+        expect(box).to_have_attribute("role", "combobox")  # the script has run
+        page.keyboard.type("on")
+        expect(box).to_have_value("Devon")
+        page.context.close()
+
 
 class TestOnAPhone:
     def test_the_players_page_and_the_confirmation_fit_390_pixels(self, browser, site, league):
