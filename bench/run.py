@@ -236,7 +236,7 @@ def main() -> None:
     os.environ["DATABASE_URL"] = fresh_database(args.database_url, workdir)
     os.environ.setdefault("DJANGO_HTTPS", "0")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "brag_tables.settings")
-    # No replay thread beside the timed rows: a row that leaves a replay settles it, untimed.
+    # No ratings worker beside the timed rows: a row that leaves a replay settles it, untimed.
     os.environ["BRAG_RATINGS_REPLAY"] = "manual"
     import django
 

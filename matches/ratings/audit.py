@@ -5,7 +5,7 @@ integrity check's part for ratings)."""
 from collections.abc import Iterable, Iterator
 
 from matches.models import Match, PlayerRating, RatingChange
-from matches.ratings.engine import NEWCOMER, RatedState, Seating, State, rate
+from matches.ratings.engine import NEWCOMER_STATE, RatedState, Seating, State, rate
 from matches.ratings.store import (
     BATCH,
     RATING_COLUMNS,
@@ -45,7 +45,7 @@ def _replay_all() -> Iterator[tuple[Seating, dict[int, State], dict[int, RatedSt
     after, computed from nothing but seats and places."""
     current: dict[int, State] = {}
     for seating in seatings(Match.objects.filed()):
-        before = {player: current.get(player, State(None, NEWCOMER)) for player, _ in seating.seats}
+        before = {player: current.get(player, NEWCOMER_STATE) for player, _ in seating.seats}
         after = rate(seating, before)
         current.update(after)
         yield seating, before, after

@@ -45,6 +45,10 @@ class State(NamedTuple):
     career: Career
 
 
+# Every player's state before their first match.
+NEWCOMER_STATE = State(None, NEWCOMER)
+
+
 class RatedState(State):
     """A player's state after a match they were rated in: the rating is known."""
 

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from matches.core.stamp import standings_changed
 from matches.models import Match, Player, PlayerRating, RatingChange, RatingsReplay, Seat
-from matches.ratings.engine import NEWCOMER, Career, Seating, State, rate
+from matches.ratings.engine import NEWCOMER, NEWCOMER_STATE, Career, Seating, State, rate
 from matches.ratings.steps import ratings_settle
 from matches.ratings.store import (
     Position,
@@ -84,7 +84,7 @@ def _schedule(
 
 def _state(rating: PlayerRating | None) -> State:
     if rating is None:
-        return State(None, NEWCOMER)
+        return NEWCOMER_STATE
     career = Career(rating.matches, rating.run, rating.longest_run, rating.best_place)
     return State((rating.mu, rating.sigma), career)
 

@@ -35,7 +35,7 @@ from matches.models import (
     Seat,
     StandingsStamp,
 )
-from matches.ratings.engine import NEWCOMER, State, rate
+from matches.ratings.engine import NEWCOMER_STATE, State, rate
 from matches.ratings.store import (
     ChangeRow,
     Position,
@@ -51,8 +51,6 @@ from matches.ratings.store import (
     seatings,
 )
 from matches.rules.scoring import is_ranked
-
-NEWCOMER_STATE = State(None, NEWCOMER)
 
 # A replay step re-rates at most this many matches; its transaction only writes them, so it
 # holds the write lock briefly.
