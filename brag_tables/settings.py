@@ -199,6 +199,12 @@ SILENCED_SYSTEM_CHECKS = ["models.W040"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# The venue an install starts with (and an existing single-pub league migrates to, holding
+# every table): the organiser renames it on its page. A single venue shows no venue choice.
+BRAG_FIRST_VENUE_NAME = os.environ.get("BRAG_FIRST_VENUE_NAME", "Our pub")
+# How long a host's invitation link works (once).
+BRAG_INVITATION_DAYS = 7
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

@@ -7,7 +7,17 @@ from collections.abc import Sequence
 from django.contrib.auth import get_user_model
 
 from matches.core import stamp as core_stamp
-from matches.models import AllTimeTotal, DailyTally, Match, Player, Seat, Table, Tap
+from matches.models import (
+    AllTimeTotal,
+    DailyTally,
+    Match,
+    Player,
+    Seat,
+    Table,
+    Tap,
+    Venue,
+    VenueRole,
+)
 from matches.play import answers
 from matches.play.services.tables import match_set_roster, table_launch
 from matches.play.services.tap import match_eliminate
@@ -17,8 +27,26 @@ from matches.rules.names import name_key
 WORKED_GAME = ["Alice", "Ben", "Cara", "Dev"]
 
 
-def make_host(username: str = "host", password: str = "a-long-test-password"):
-    return get_user_model().objects.create_user(username=username, password=password)
+def first_venue() -> Venue:
+    """The venue every install starts with (migration 0020), made again after a flush."""
+    venue = Venue.objects.order_by("pk").first()
+    return venue or Venue.objects.create(name="Our pub", slug="our-pub")
+
+
+def other_venue(name: str = "The Anchor") -> Venue:
+    """A second venue of the league, whose hosts may not change the first venue's tables."""
+    return Venue.objects.get_or_create(
+        slug=name.lower().replace(" ", "-"), defaults={"name": name}
+    )[0]
+
+
+def make_host(
+    username: str = "host", password: str = "a-long-test-password", *, venue: Venue | None = None
+):
+    """A host of one venue (the first unless named), as an invitation makes one."""
+    user = get_user_model().objects.create_user(username=username, password=password)
+    VenueRole.objects.create(user=user, venue=venue or first_venue(), kind=VenueRole.Kind.HOST)
+    return user
 
 
 def make_table(

@@ -17,6 +17,7 @@ from matches.models.standings import (
     Season,
 )
 from matches.models.tables import Match, MatchQuerySet, Player, Seat, Table, Tap
+from matches.models.venues import HostInvitation, Venue, VenueRole
 
 __all__ = [
     "AllTimeTotal",
@@ -24,6 +25,7 @@ __all__ = [
     "Counts",
     "DailyTally",
     "HeadToHead",
+    "HostInvitation",
     "HostProfile",
     "Match",
     "MatchCorrection",
@@ -40,4 +42,6 @@ __all__ = [
     "StandingsStamp",
     "Table",
     "Tap",
+    "Venue",
+    "VenueRole",
 ]

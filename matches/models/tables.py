@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from matches.models.venues import Venue
 from matches.rules import scoring
 from matches.rules.limits import MAX_PLAYERS, NAME_MAX_LENGTH, TABLE_NAME_MAX_LENGTH
 from matches.rules.names import erased_player_key, name_key, shown_player_name
@@ -79,6 +80,11 @@ class Table(models.Model):
 
     name = models.CharField(_("table name"), max_length=TABLE_NAME_MAX_LENGTH)
     mode = models.CharField(_("mode"), max_length=20, choices=Mode.choices)
+    # Where the table is played, from launch for good: who may change it, and which venue's
+    # standings count its matches.
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="tables", verbose_name=_("venue")
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core import kept, warm
 from matches.core.errors import RuleError
-from matches.models import HostProfile, Table
+from matches.models import HostProfile
 from matches.rules.limits import HOST_NAME_MAX_LENGTH
 from matches.rules.names import clean_typed_name, normalise_name
 
@@ -46,19 +46,6 @@ def require_host(user: User, *, refusal: "str | StrPromise") -> None:
     """Refuse a write (RuleError with refusal, the write's own words) unless a host makes it."""
     if not is_host(user):
         raise RuleError(refusal)
-
-
-def may_change_table(user: User, table: Table) -> bool:
-    """The host who launched a table acts on it, and so do admins and hosts given the
-    "change table" permission (for a second host sharing the table)."""
-    return bool(
-        user.is_authenticated
-        and (
-            user.pk == table.created_by_id
-            or getattr(user, "is_superuser", False)
-            or user.has_perm("matches.change_table")
-        )
-    )
 
 
 def host_display_name_clean(name: str, *, usernames: Iterable[str] = ()) -> str:

@@ -20,15 +20,16 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import table_bump_returning
 from matches.models import Match, MatchCorrection, Player, Seat, Table
-from matches.org.hosts import User, may_change_table
+from matches.org.hosts import User
+from matches.org.roles import may_change_table
 from matches.ratings.selectors import matches_rated_after
 from matches.results import filing
 from matches.rules.names import name_key
 from matches.rules.nights import night_of
 
 NOT_YOURS = _(
-    "Only the host who launched this table, or an admin, can correct its matches; "
-    "nothing was changed."
+    "This table is at %(venue)s: only its hosts, its managers and the organiser can correct "
+    "its matches; nothing was changed."
 )
 NO_SUCH_MATCH = _("That match does not exist; nothing was changed.")
 IN_PLAY = _(
@@ -91,7 +92,7 @@ def _checked(
     """The filed match, its seats (by seat, players read), the order as filed and the order
     the names give; or the refusal a correction of it meets."""
     if not may_change_table(by, table):
-        raise RuleError(NOT_YOURS, code=Refusal.NOT_YOUR_TABLE)
+        raise RuleError(NOT_YOURS, code=Refusal.NOT_YOUR_TABLE, venue=table.venue.name)
     match = table.matches.live().filter(number=number).first()
     if match is None:
         raise RuleError(NO_SUCH_MATCH, code=Refusal.MATCH_NOT_FOUND)

@@ -10,7 +10,17 @@ TOO_FEW_PLAYERS = _("A table needs at least %(min)s players; %(count)s given.")
 TOO_MANY_PLAYERS = _("A table seats at most %(max)s players; %(count)s given.")
 DUPLICATE_PLAYER = _("“%(name)s” is listed twice (names ignore upper and lower case).")
 NOT_YOUR_TABLE = _(
-    "Only the host who launched this table, or an admin, can change it; nothing was changed."
+    "This table is at %(venue)s: only its hosts, its managers and the organiser can change it; "
+    "nothing was changed."
+)
+NOT_YOUR_VENUE = _(
+    "You do not host at %(venue)s: only its hosts, its managers and the organiser can launch a "
+    "table there; nothing was saved."
+)
+CHOOSE_VENUE = _("Choose the venue the table is played at.")
+NO_VENUE = _(
+    "You do not host at any venue yet: ask the organiser or a venue manager for an invitation; "
+    "nothing was saved."
 )
 TABLE_CLOSED = _("This table is closed; nothing was changed.")
 MATCH_NOT_FOUND = _("That match does not exist; nothing was changed.")

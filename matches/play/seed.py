@@ -15,7 +15,7 @@ from django.db.models import Exists, Max, OuterRef, Subquery
 from django.utils import timezone
 
 from matches.core.rows import rows_insert, statistics_refresh
-from matches.models import Match, Player, Seat, Table, Tap
+from matches.models import Match, Player, Seat, Table, Tap, Venue
 from matches.results.filing import league_recount
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
 from matches.rules.names import name_key
@@ -55,11 +55,15 @@ def league_seed(
     people = _players(players)
     start = timezone.now() - datetime.timedelta(days=days)
     before = Table.objects.count()
+    venue = Venue.objects.order_by("pk").first() or Venue.objects.create(
+        name="Our pub", slug="our-pub"
+    )
     table_rows = Table.objects.bulk_create(
         [
             Table(
                 name=f"Table {before + n + 1}",
                 mode=rng.choice([Table.Mode.RANKED, Table.Mode.WINNER_TAKES_ALL]),
+                venue=venue,
                 created_by=host,
                 closed_at=timezone.now(),
             )

@@ -4,7 +4,8 @@ from django import template
 from django.conf import settings
 from django.utils.html import format_html, format_html_join
 
-from matches.org.hosts import host_name_for, may_change_table
+from matches.org.hosts import host_name_for
+from matches.org.roles import may_change_table
 from matches.rules import nights, scoring
 from matches.web import feedback
 from matches.web.story import signed as signed_change

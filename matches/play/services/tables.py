@@ -14,8 +14,8 @@ from django.utils import timezone
 from matches.core import autobackup
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
-from matches.models import Match, Player, Seat, Table
-from matches.org.hosts import may_change_table
+from matches.models import Match, Player, Seat, Table, Venue
+from matches.org.roles import hosted_venues, may_change_table, may_host_at
 from matches.play import messages
 from matches.results.players.services import player_name_clean, players_resolve
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
@@ -50,10 +50,15 @@ def table_name_clean(name: str) -> str:
         raise RuleError(error.messages[0]) from None
 
 
+def not_your_table(table: Table) -> RuleError:
+    """The refusal of a write by someone who does not host at the table's venue."""
+    return RuleError(messages.NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE, venue=table.venue.name)
+
+
 def check_may_change(table: Table, by: User) -> None:
     """Refuse unless by may change the table and it is open."""
     if not may_change_table(by, table):
-        raise RuleError(messages.NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE)
+        raise not_your_table(table)
     if not table.is_open:
         raise RuleError(messages.TABLE_CLOSED, code=Refusal.TABLE_CLOSED)
 
@@ -152,14 +157,36 @@ def roster_changed(filed: Match, following: Match) -> bool:
     return _seating(filed) != _seating(following)
 
 
+def launch_venue(venue_id: int | None, by: User) -> Venue:
+    """The venue a table is launched at: the one asked for if by hosts there, else by's only
+    venue (a single pub never asks); or a RuleError."""
+    if venue_id is None:
+        hosted = list(hosted_venues(by)[:2])
+        if not hosted:
+            raise RuleError(messages.NO_VENUE, code=Refusal.NOT_YOUR_VENUE)
+        if len(hosted) != 1:
+            raise RuleError(messages.CHOOSE_VENUE)
+        return hosted[0]
+    venue = Venue.objects.filter(pk=venue_id).first()
+    if venue is None:
+        raise RuleError(messages.CHOOSE_VENUE)
+    if not may_host_at(by, venue.pk):
+        raise RuleError(messages.NOT_YOUR_VENUE, code=Refusal.NOT_YOUR_VENUE, venue=venue.name)
+    return venue
+
+
 @transaction.atomic
-def table_launch(*, name: str, player_names: Sequence[str], mode: str, by: User) -> Table:
-    """Launch a table and open its first match with every player standing."""
+def table_launch(
+    *, name: str, player_names: Sequence[str], mode: str, by: User, venue_id: int | None = None
+) -> Table:
+    """Launch a table at a venue by hosts (see launch_venue) and open its first match with
+    every player standing."""
     name = table_name_clean(name)
     if mode not in Table.Mode.values:
         raise RuleError(messages.UNKNOWN_MODE)
+    venue = launch_venue(venue_id, by)
     players = players_resolve(names=clean_player_names(player_names))
-    table = Table.objects.create(name=name, mode=mode, created_by=by)
+    table = Table.objects.create(name=name, mode=mode, venue=venue, created_by=by)
     match_open(table=table, number=1, players=players)
     standings_changed()  # the standings' table filter lists it
     return table
@@ -222,7 +249,7 @@ def table_reopen(*, table_id: int, by: User) -> Match:
     continues after the last filed match."""
     table = Table.objects.select_for_update().get(pk=table_id)
     if not may_change_table(by, table):
-        raise RuleError(messages.NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE)
+        raise not_your_table(table)
     if table.is_open:
         raise RuleError(messages.TABLE_NOT_CLOSED, code=Refusal.TABLE_NOT_CLOSED)
     # The latest seating, including a roster change made on the match the close discarded.

@@ -1,13 +1,13 @@
 """Setting a table up and keeping its roster: the launch, the roster, closing. A new name
 close to a known player's is asked about before anything is saved."""
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from matches.models import Table
+from matches.models import Table, Venue
 from matches.play import messages as play_messages
 from matches.play.services import tables as table_services
 from matches.results.players import selectors as league_players
@@ -15,6 +15,9 @@ from matches.rules.limits import ID_MAX, MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MA
 from matches.rules.names import name_key, normalise_name
 from matches.web.forms.errors import refused_as_invalid
 from matches.web.forms.fields import name_field, with_limits
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
 
 ONE_NAME_PER_LINE = _("Put one name per line, not separated by commas or semicolons.")
 
@@ -128,9 +131,36 @@ class LaunchForm(AsksAboutNearNames):
         },
     )
 
+    def __init__(self, *args, venues: "QuerySet[Venue] | None" = None, **kwargs) -> None:
+        """venues: those the host may launch at. Asked only where the league has more than
+        one venue (a single pub never sees a venue choice), preselected when there is one."""
+        super().__init__(*args, **kwargs)
+        if venues is not None and Venue.objects.count() > 1:
+            choices = list(venues)
+            field = forms.ModelChoiceField(
+                label=_("Venue"),
+                queryset=venues,
+                empty_label=None if len(choices) == 1 else "",
+                initial=choices[0].pk if len(choices) == 1 else None,
+                error_messages={
+                    "required": play_messages.CHOOSE_VENUE,
+                    "invalid_choice": play_messages.CHOOSE_VENUE,
+                },
+            )
+            # After the table's name: where it is played comes before who plays.
+            fields = list(self.fields.items())
+            fields.insert(1, ("venue", field))
+            self.fields = dict(fields)
+
     def service_kwargs(self) -> dict:
         data = self.cleaned_data
-        return {"name": data["name"], "player_names": data["players"], "mode": data["mode"]}
+        venue = data.get("venue")
+        return {
+            "name": data["name"],
+            "player_names": data["players"],
+            "mode": data["mode"],
+            "venue_id": venue.pk if venue is not None else None,
+        }
 
 
 BAD_ROSTER = _("That roster could not be read; nothing was changed. Reload the page and try again.")

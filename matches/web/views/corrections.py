@@ -3,6 +3,7 @@ every correction asks for (the new places and points, and how many later matches
 are counted again): only the confirmation saves."""
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_http_methods
 
 from matches.core.errors import RuleError
 from matches.models import Match, Table
-from matches.org.hosts import may_change_table
+from matches.org.roles import may_change_table
 from matches.play import corrections, selectors
 from matches.rules.scoring import place_label
 from matches.web.access import host_required
@@ -23,15 +24,15 @@ from matches.web.htmx import HtmxHttpRequest
 def match_correct(request: HtmxHttpRequest, table_id: int, number: int) -> HttpResponse:
     """GET shows the filed match's order to correct; POST shows what the correction would
     do and asks to confirm it, saving nothing; POST with confirm saves it."""
-    table = get_object_or_404(Table, pk=table_id)
+    table = get_object_or_404(Table.objects.select_related("venue"), pk=table_id)
     match = selectors.match_detail(table=table, number=number)
     if match is None:
         raise Http404
-    if not may_change_table(request.user, table) or match.status != Match.Status.FILED:
-        refusal = (
-            corrections.NOT_YOURS if match.status == Match.Status.FILED else corrections.IN_PLAY
-        )
-        messages.error(request, str(refusal) % {"number": number})
+    if not may_change_table(request.user, table):
+        # Another venue's table: read-only to this host.
+        raise PermissionDenied(str(corrections.NOT_YOURS) % {"venue": table.venue.name})
+    if match.status != Match.Status.FILED:
+        messages.error(request, str(corrections.IN_PLAY) % {"number": number})
         return redirect("matches:match", table_id=table.pk, number=number)
     order = corrections.went_out(list(match.seats.all()))
     form = CorrectionForm(

@@ -13,7 +13,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from matches.core.stamp import Snapshot
 from matches.models import Table
-from matches.org.hosts import may_change_table
+from matches.org.roles import may_change_table
 from matches.play import audit, selectors
 from matches.web.caching.headers import shared_cache
 from matches.web.caching.renderings import table_response

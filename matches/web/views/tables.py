@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -16,12 +17,12 @@ from django.views.decorators.cache import cache_control
 from django.views.decorators.http import condition, require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from matches.core.errors import RuleError
+from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Snapshot
 from matches.models import Table
-from matches.org.hosts import may_change_table
+from matches.org.roles import hosted_venues, may_change_table
 from matches.play import answers, selectors, tonight
-from matches.play.messages import NOT_YOUR_TABLE, TABLE_CLOSED
+from matches.play.messages import TABLE_CLOSED
 from matches.play.services import tables, tap, undo
 from matches.web import feedback, qr, tap_queue
 from matches.web.access import host_required
@@ -51,13 +52,22 @@ Written = TypeVar(
 
 
 def _table_or_404(table_id: int) -> Table:
-    return get_object_or_404(Table, pk=table_id)
+    return get_object_or_404(Table.objects.select_related("venue"), pk=table_id)
+
+
+def _hosted_or_403(request: HtmxHttpRequest, table_id: int) -> Table:
+    """The table, if this host may change it; else a 403 saying whose it is (a host of
+    another venue reads it as a spectator does, and writes nothing)."""
+    table = _table_or_404(table_id)
+    if not may_change_table(request.user, table):
+        raise PermissionDenied(tables.not_your_table(table).message)
+    return table
 
 
 @host_required
 @require_http_methods(["GET", "POST"])
 def table_new(request: HtmxHttpRequest) -> HttpResponse:
-    form = LaunchForm(request.POST or None)
+    form = LaunchForm(request.POST or None, venues=hosted_venues(request.user))
     if request.method == "POST" and form.is_valid():
         try:
             table = tables.table_launch(**form.service_kwargs(), by=request.user)
@@ -161,7 +171,10 @@ def _written_or_refused(
         raise Http404 from None
     except RuleError as error:
         messages.error(request, feedback.refusal_message(error))
-        return tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
+        response = tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
+        if error.code == Refusal.NOT_YOUR_TABLE:
+            response.status_code = 403  # another venue's table: read-only to this host
+        return response
     if text := message(result):
         messages.info(request, text)
     response = _board_or_redirect(request, table_id, result.answer)
@@ -194,9 +207,9 @@ def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """POST takes back the latest tap. GET is the confirmation asked for when that undo
     would also drop the next match's new roster."""
     if request.method == "GET":
-        table = _table_or_404(table_id)
+        table = _hosted_or_403(request, table_id)
         board = selectors.table_board(table=table, for_host=True)
-        if not (may_change_table(request.user, table) and board.undo_drops_roster):
+        if not board.undo_drops_roster:
             return redirect("matches:table", table_id=table.pk)
         return render(request, "matches/undo_confirm.html", {"table": table, "board": board})
     form = UndoForm(request.POST, sender=request.user)
@@ -217,20 +230,13 @@ def table_undo(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     )
 
 
-def _roster_refused(table: Table, board: selectors.Board, user) -> str | None:
-    """Why this user may not edit the roster now, or None."""
-    if not may_change_table(user, table):
-        return NOT_YOUR_TABLE
-    return TABLE_CLOSED if board.match is None else None
-
-
 @host_required
 @require_http_methods(["GET", "POST"])
 def table_roster(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
+    table = _hosted_or_403(request, table_id)
     board = selectors.table_board(table=table)
-    if refused := _roster_refused(table, board, request.user):
-        messages.error(request, refused)
+    if board.match is None:
+        messages.error(request, TABLE_CLOSED)
         return redirect("matches:table", table_id=table.pk)
     form = RosterForm(request.POST or None, initial=RosterForm.initial_for(board))
     if request.method == "POST" and form.is_valid():
@@ -253,9 +259,9 @@ def table_roster(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
     """GET asks for confirmation, saying what happens to a match under way; POST closes."""
-    table = _table_or_404(table_id)
+    table = _hosted_or_403(request, table_id)
     if request.method == "GET":
-        if not (table.is_open and may_change_table(request.user, table)):
+        if not table.is_open:
             return redirect("matches:table", table_id=table.pk)
         context = {"table": table, "board": selectors.table_board(table=table)}
         return render(request, "matches/close_confirm.html", context)
@@ -273,7 +279,7 @@ def table_close(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
 @host_required
 @require_POST
 def table_reopen(request: HtmxHttpRequest, table_id: int) -> HttpResponse:
-    table = _table_or_404(table_id)
+    table = _hosted_or_403(request, table_id)
     try:
         match = tables.table_reopen(table_id=table.pk, by=request.user)
     except RuleError as error:

@@ -137,12 +137,15 @@ export function sessionEnded() {
 function answered(entry, response, html) {
   const loginUrl = status.getAttribute("data-login-url").split("?")[0];
   const toLogin = response.redirected && response.url.indexOf(loginUrl) !== -1;
-  if (response.headers.get("HX-Redirect") || toLogin || response.status === 401 || response.status === 403) {
+  const outcome = response.headers.get("X-Tap-Outcome");
+  // A 403 that names an outcome is the app's own refusal (a table of a venue this host does
+  // not host at); any other 403 is an expired session or CSRF token.
+  if (response.headers.get("HX-Redirect") || toLogin || response.status === 401 ||
+      (response.status === 403 && !outcome)) {
     // Logged out elsewhere, or the session (and its CSRF token) expired.
     sessionEnded();
     return;
   }
-  const outcome = response.headers.get("X-Tap-Outcome");
   const clientError = response.status >= 400 && response.status < 500 && response.status !== 429;
   if (!outcome && !clientError) {
     // A server error, or an answer that is not the app's (a proxy's or a captive portal's

@@ -1,0 +1,66 @@
+"""Who may do what where. The organiser (an account with Django's superuser flag: the first
+host, and whoever an organiser makes one) runs the league and may act at every venue. A venue
+manager runs one or more venues: their hosts and their tables. A venue host launches and runs
+tables at their venues only; everywhere else they read as a spectator does. Every write checks
+these here, whatever page or program sent it."""
+
+from django.db.models import QuerySet
+
+from matches.models import Table, Venue, VenueRole
+from matches.org.hosts import User, is_host
+
+# A user's roles, read once per request and kept on the user object.
+_ROLES_ATTRIBUTE = "_brag_venue_roles"
+
+
+def is_organiser(user: User) -> bool:
+    """The league's organiser: an active account with the superuser flag."""
+    return bool(is_host(user) and getattr(user, "is_superuser", False))
+
+
+def venue_roles(user: User) -> dict[int, str]:
+    """The venues this user hosts or manages at, by id, with the role (VenueRole.Kind): one
+    query per request, none for an anonymous visitor."""
+    if not is_host(user):
+        return {}
+    roles = getattr(user, _ROLES_ATTRIBUTE, None)
+    if roles is None:
+        roles = dict(VenueRole.objects.filter(user_id=user.pk).values_list("venue_id", "kind"))
+        setattr(user, _ROLES_ATTRIBUTE, roles)
+    return roles
+
+
+def forget_roles(user: User) -> None:
+    """Read the roles again (a role granted or taken back during this request)."""
+    if hasattr(user, _ROLES_ATTRIBUTE):
+        delattr(user, _ROLES_ATTRIBUTE)
+
+
+def may_host_at(user: User, venue_id: int) -> bool:
+    """Whether the user may launch and run tables at this venue."""
+    return is_organiser(user) or venue_id in venue_roles(user)
+
+
+def may_manage_venue(user: User, venue_id: int) -> bool:
+    """Whether the user may invite and remove this venue's hosts."""
+    return is_organiser(user) or venue_roles(user).get(venue_id) == VenueRole.Kind.MANAGER
+
+
+def may_change_table(user: User, table: Table) -> bool:
+    """Whether the user may tap, undo, seat, close, reopen and correct at this table: a host
+    of its venue, its managers and the organiser."""
+    return may_host_at(user, table.venue_id)
+
+
+def hosted_venues(user: User) -> QuerySet[Venue]:
+    """The venues this user may launch a table at, by name."""
+    if is_organiser(user):
+        return Venue.objects.all()
+    return Venue.objects.filter(pk__in=list(venue_roles(user)))
+
+
+def managed_venue_ids(user: User) -> set[int]:
+    """The venues whose hosts this user runs (the organiser runs every venue's)."""
+    if is_organiser(user):
+        return set(Venue.objects.values_list("pk", flat=True))
+    return {pk for pk, kind in venue_roles(user).items() if kind == VenueRole.Kind.MANAGER}
