@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import Match, Player, PlayerMerge, RatingChange, Seat, Tap
+from matches.models import AllTimeTotal, Match, Player, PlayerMerge, RatingChange, Seat, Tap
 from matches.org.hosts import User, require_host
 from matches.ratings import schedule
 from matches.results import tallies
@@ -82,8 +82,24 @@ def player_pages_refresh(player_ids: list[int]) -> None:
     # Names appear on cached standings and on every page of the tables they sat at: their
     # versions move, so no kept rendering or 304 answers for them, and so does the standings
     # stamp (standings, ratings, player pages, seasons).
-    tables_bump(player_ids=player_ids)
+    tables_bump(table_ids=players_tables(player_ids))
     standings_changed()
+
+
+def players_tables(player_ids: list[int]) -> set[int]:
+    """Every table these players sat at: each table of their filed matches has its all-time
+    total (one row per player and table, written with every filing), and the matches not
+    filed (open or discarded: few) are found by the status index."""
+    # Not through every seat: a long career's seats, joined to their matches, made
+    # PostgreSQL read every match of the league (tens of ms in a merge).
+    tables = set(
+        AllTimeTotal.objects.filter(player_id__in=player_ids).values_list("table_id", flat=True)
+    )
+    # Every status but filed, named: "not filed" reads every match.
+    others = [status for status in Match.Status if status != Match.Status.FILED]
+    unfiled = Seat.objects.filter(player_id__in=player_ids, match__status__in=others)
+    tables.update(unfiled.values_list("match__table_id", flat=True).order_by().distinct())
+    return tables
 
 
 def player_name_clean(name: str) -> str:
