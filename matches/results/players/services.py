@@ -11,8 +11,8 @@ from typing import cast
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.core import serializers
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Model, Q
+from django.db import connection, transaction
+from django.db.models import Field, Model, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -184,6 +184,25 @@ def _chunks(ids: Sequence[int]) -> list[list[int]]:
     return [list(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
 
 
+def _players_moved(model: type[Seat | Tap], *, keep_id: int, drop_id: int) -> list[int]:
+    """Give keep every seat or tap of drop; their ids, in order (what the merge keeps)."""
+    # One statement that says which rows it moved (RETURNING: SQLite 3.35+, PostgreSQL),
+    # where reading the ids first read every one of drop's rows twice.
+    qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+    # Concrete fields always have a column (the stubs allow None for any field).
+    player, pk = (
+        qn(cast("str", cast("Field", model._meta.get_field(name)).column))
+        for name in ("player", "id")
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {player} = %s WHERE {player} = %s RETURNING {pk}",  # noqa: S608 (names from the model, values as parameters)
+            [keep_id, drop_id],
+        )
+        return sorted(pk for (pk,) in cursor.fetchall())
+
+
 def _log(by: User, obj: Model, flag: int, message: str) -> None:
     """One line of the admin's history of obj, naming who did it."""
     LogEntry.objects.log_actions(
@@ -220,17 +239,18 @@ def player_merge(
             shown=keep.shown_name(real=False),
         )
     player_pages_refresh([keep.pk, drop.pk])
+    # The record keeps exactly the seats and taps that moved, for the undo.
+    seat_ids = _players_moved(Seat, keep_id=keep.pk, drop_id=drop.pk)
+    tap_ids = _players_moved(Tap, keep_id=keep.pk, drop_id=drop.pk)
     record = PlayerMerge.objects.create(
         kept=keep,
         absorbed_id=drop.pk,
         absorbed_name=drop.name,
         absorbed=json.loads(serializers.serialize("json", [drop]))[0]["fields"],
-        seat_ids=list(Seat.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
-        tap_ids=list(Tap.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        seat_ids=seat_ids,
+        tap_ids=tap_ids,
         merged_by_id=cast("int", by.pk),
     )
-    Seat.objects.filter(player=drop).update(player=keep)
-    Tap.objects.filter(player=drop).update(player=keep)
     Match.objects.filter(winner=drop).update(winner=keep)
     Match.objects.filter(first_dealer=drop).update(first_dealer=keep)
     # Not moved: the replay below writes keep's rating change of every match of the merged
