@@ -12,7 +12,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.core import serializers
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import Field, Model, Q
+from django.db.models import BigIntegerField, Case, F, Field, Model, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -203,6 +203,13 @@ def _players_moved(model: type[Seat | Tap], *, keep_id: int, drop_id: int) -> li
         return sorted(pk for (pk,) in cursor.fetchall())
 
 
+def _swapped(field: str, *, keep: Player, drop: Player) -> Case:
+    """A match's player in field, keep where it was drop (for an UPDATE)."""
+    return Case(
+        When(**{field: drop}, then=Value(keep.pk)), default=F(field), output_field=BigIntegerField()
+    )
+
+
 def _log(by: User, obj: Model, flag: int, message: str) -> None:
     """One line of the admin's history of obj, naming who did it."""
     LogEntry.objects.log_actions(
@@ -251,8 +258,11 @@ def player_merge(
         tap_ids=tap_ids,
         merged_by_id=cast("int", by.pk),
     )
-    Match.objects.filter(winner=drop).update(winner=keep)
-    Match.objects.filter(first_dealer=drop).update(first_dealer=keep)
+    # One statement for both: a match drop won and dealt first is rewritten once.
+    Match.objects.filter(Q(winner=drop) | Q(first_dealer=drop)).update(
+        winner=_swapped("winner", keep=keep, drop=drop),
+        first_dealer=_swapped("first_dealer", keep=keep, drop=drop),
+    )
     # Not moved: the replay below writes keep's rating change of every match of the merged
     # career, numbered along it, from its first. Deleting them is cheaper than moving them,
     # which rewrote every row and its index entries.

@@ -4,6 +4,8 @@ every table either record sat at moves on; the ratings, replayed after it, equal
 recompute; and its statements do not grow with the two careers."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from matches.models import Match, Player, PlayerMerge, RatingChange, Seat, Table, Tap
 from matches.play.services.tables import table_close
@@ -124,3 +126,27 @@ class TestRatingsAfterTheMerge:
         ratings_settle()
         assert rating_problems() == []
         assert RatingChange.objects.filter(player_id=devon.pk).count() == 3
+
+
+class TestStatements:
+    def merge_statements(self, host, settings, *, matches: int, prefix: str) -> int:
+        dev, devon = careers(host, matches=matches, prefix=prefix)
+        settings.RATINGS_REPLAY = "manual"  # the replay's steps are the worker's, not the answer's
+        with CaptureQueriesContext(connection) as queries:
+            merge(host, dev, devon)
+        return len(queries.captured_queries)
+
+    def test_a_merge_costs_the_same_statements_however_long_the_careers(self, host, settings):
+        short = self.merge_statements(host, settings, matches=2, prefix="")
+        longer = self.merge_statements(host, settings, matches=7, prefix="Other ")
+        assert short == longer
+
+    def test_a_merge_takes_a_known_number_of_statements(
+        self, host, settings, django_assert_num_queries
+    ):
+        dev, devon = careers(host, matches=2)
+        settings.RATINGS_REPLAY = "manual"
+        # 52 before issue 39's work: the seats' and taps' ids now come back from the
+        # statements that move them, and a match's winner and first dealer move in one.
+        with django_assert_num_queries(50):
+            merge(host, dev, devon)
