@@ -36,8 +36,11 @@ def summary(rows):
 def tally(table, name, **counts):
     """A hand-built line of a league: the day's tally and the season total agree."""
     player, _ = Player.objects.get_or_create(name=name)
-    AllTimeTotal.objects.create(player=player, table=table, **counts)
-    return DailyTally.objects.create(player=player, table=table, day=night_of(), **counts)
+    venue = table.venue
+    AllTimeTotal.objects.create(player=player, table=table, venue=venue, **counts)
+    return DailyTally.objects.create(
+        player=player, table=table, venue=venue, day=night_of(), **counts
+    )
 
 
 class TestOrder:
