@@ -7,7 +7,7 @@ import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
@@ -97,14 +97,16 @@ def _totals_by_mode_and_venue(player: Player) -> tuple[dict[str, dict], tuple[Ve
     league has more than one), from one read of their totals per mode and venue."""
     # The league's number of venues rides along as a subquery: no read of its own.
     venue_count = Venue.objects.order_by().values(n=Func(F("pk"), function="COUNT"))
-    rows = (
+    # The sums are named at run time (annotate(**...)): read as plain dicts.
+    rows = cast(
+        "list[dict[str, Any]]",
         AllTimeTotal.objects.filter(player=player)
         .values("table__mode", "venue__name", "venue__slug")
         .annotate(
             **{name: Sum(name) for name in scoring.COUNT_FIELDS},
             league_venues=Subquery(venue_count),
         )
-        .order_by()
+        .order_by(),
     )
     by_mode: dict[str, dict] = {}
     at: dict[tuple[str, str], int] = {}

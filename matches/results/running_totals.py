@@ -118,8 +118,7 @@ def running_file(
     the league's and its venue's) from its day on (sign 1), or take it back (sign -1).
     Filing adds to the rows from that day on (normally none but that day's own), then gives
     a player without a row that day one: their latest row before it, or nothing, plus the
-    match. Per kind of row (the league's, the venue's), two statements to file, one to take
-    back: each names its own partial unique index."""
+    match. Two statements to file, one to take back, as before rows carried the venue."""
     worth = {seat.player_id: place_counts(mode, finished_place(seat.place)) for seat in seats}
     fields = [field for field in COUNT_FIELDS if any(getattr(c, field) for c in worth.values())]
     ids = list(worth)
@@ -129,47 +128,57 @@ def running_file(
         whens = " ".join(["WHEN %s THEN %s"] * len(ids))
         sets.append(f"{field} = {field} + CASE player_id {whens} ELSE 0 END")
         params += [v for pk, c in worth.items() for v in (pk, sign * getattr(c, field))]
-    row = "(" + ", ".join(["%s"] * (3 + len(COUNT_FIELDS))) + ")"
-    values = ", ".join([row] * 2 * len(ids))
-    added = ", ".join(
-        f"COALESCE(prev.{field}, 0) + v.column{index}"
-        for index, field in enumerate(COUNT_FIELDS, start=4)
+    # The rows to add to, found along each partial unique index (the league's, the venue's):
+    # an OR of the two would match neither index's condition and read the whole table.
+    rows = " UNION ALL ".join(
+        f"SELECT id FROM {_RUNNING} WHERE player_id IN ({marks}) AND {at} "  # noqa: S608 (names from the model, values as parameters)
+        "AND mode IN (%s, %s) AND day >= %s"
+        for at in ("venue_id IS NULL", "venue_id = %s AND venue_id IS NOT NULL")
     )
     with connection.cursor() as cursor:
-        for venue in (None, venue_id):
-            at = "venue_id IS NULL" if venue is None else "venue_id = %s"
-            if sets:
-                cursor.execute(
-                    f"UPDATE {_RUNNING} SET {', '.join(sets)} "  # noqa: S608 (names from the model, values as parameters)
-                    f"WHERE player_id IN ({marks}) AND {at} AND mode IN (%s, %s) AND day >= %s",
-                    [*params, *ids, *([] if venue is None else [venue]), mode, ALL, _day(day)],
-                )
-            if sign < 0:
-                continue
-            previous = _latest("v.column1", "v.column3", "v.column2" if venue else None, "<")
-            target = "player_id, mode, day) WHERE venue_id IS NULL"
-            if venue is not None:
-                target = "player_id, venue_id, mode, day) WHERE venue_id IS NOT NULL"
-            # "WHERE true": SQLite reads an ON after a join as the join's unless a WHERE
-            # comes between it and ON CONFLICT. The venue typed, as in range_rows.
-            cursor.execute(
-                f"INSERT INTO {_RUNNING} (player_id, venue_id, mode, day, "  # noqa: S608 (names from the model, values as parameters)
-                f"{', '.join(COUNT_FIELDS)}) "
-                f"SELECT v.column1, CAST(v.column2 AS BIGINT), v.column3, %s, {added} "
-                f"FROM (VALUES {values}) v "
-                f"LEFT JOIN {_RUNNING} prev ON prev.id = ({previous}) WHERE true "
-                f"ON CONFLICT ({target} DO NOTHING",
-                [
-                    _day(day),
-                    *[
-                        v
-                        for pk, c in worth.items()
-                        for kind in (mode, ALL)
-                        for v in (pk, venue, kind, *(getattr(c, f) for f in COUNT_FIELDS))
-                    ],
-                    _day(day),
+        cursor.execute(
+            f"UPDATE {_RUNNING} SET {', '.join(sets)} WHERE id IN ({rows})",  # noqa: S608 (as above)
+            [
+                *params,
+                *ids,
+                *(mode, ALL, _day(day)),
+                *ids,
+                *(venue_id, mode, ALL, _day(day)),
+            ],
+        )
+        if sign < 0:
+            return
+        row = "(" + ", ".join(["%s"] * (3 + len(COUNT_FIELDS))) + ")"
+        values = ", ".join([row] * 4 * len(ids))
+        added = ", ".join(
+            f"COALESCE(prev.{field}, 0) + v.column{index}"
+            for index, field in enumerate(COUNT_FIELDS, start=4)
+        )
+        league = _latest("v.column1", "v.column3", None, "<")
+        at_venue = _latest("v.column1", "v.column3", "v.column2", "<")
+        # Each row's own kind of latest row: the league's for a row without a venue. "WHERE
+        # true": SQLite reads an ON after a join as the join's unless a WHERE comes between
+        # it and ON CONFLICT. No conflict target: a row already there for the day, of
+        # either partial unique index, was added to by the UPDATE.
+        cursor.execute(
+            f"INSERT INTO {_RUNNING} (player_id, venue_id, mode, day, "  # noqa: S608 (names from the model, values as parameters)
+            f"{', '.join(COUNT_FIELDS)}) "
+            f"SELECT v.column1, v.column2, v.column3, %s, {added} FROM (VALUES {values}) v "
+            f"LEFT JOIN {_RUNNING} prev ON prev.id = (CASE WHEN v.column2 IS NULL "
+            f"THEN ({league}) ELSE ({at_venue}) END) WHERE true ON CONFLICT DO NOTHING",
+            [
+                _day(day),
+                *[
+                    v
+                    for pk, c in worth.items()
+                    for venue in (None, venue_id)
+                    for kind in (mode, ALL)
+                    for v in (pk, venue, kind, *(getattr(c, f) for f in COUNT_FIELDS))
                 ],
-            )
+                _day(day),
+                _day(day),
+            ],
+        )
 
 
 def _rebuild_sql(player_ids: Sequence[int] | None) -> tuple[str, list]:

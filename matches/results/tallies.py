@@ -214,7 +214,7 @@ def _filed(*keys: str) -> dict[tuple, tuple[int, ...]]:
 def _misplaced(model: type[Counts], kind: str) -> list[str]:
     """Rows whose copy of the venue is not their table's: a venue's standings would count
     them at the wrong pub."""
-    rows = model.objects.exclude(venue_id=F("table__venue_id")).values_list(
+    rows = model._default_manager.exclude(venue_id=F("table__venue_id")).values_list(
         "player_id", "table_id", "venue_id", "table__venue_id"
     )
     return [
