@@ -97,9 +97,11 @@ clean:
 
 # Seeds a fresh league (manage.py seed_league, 100,000 filed matches by default) and times the
 # main pages against two floors. BENCH_ARGS="--matches 2000" for a quick run; --database-url
-# for PostgreSQL.
+# for PostgreSQL. The first run's one venue holds every match; the second spreads them over
+# 100 pubs and times the venue rows only.
 bench: setup-dev
 	$(PY) bench/run.py $(BENCH_ARGS)
+	$(PY) bench/run.py --venues 100 --tables 200 --only venue $(BENCH_ARGS)
 
 # uvicorn (brag_tables/serving.py) under load, then a SIGKILL mid-run: SQLite, and PostgreSQL
 # when one is reachable (there also two uvicorns on one database, taps spread across both).

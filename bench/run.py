@@ -2,7 +2,8 @@
 against floors on the same server, each floor timed beside its row. Server time is measured
 in-process with Django's test client (no network), so the figures are the app's own cost.
 
-    python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--repeat 40]
+    python bench/run.py [--matches 100000] [--players 200] [--tables 50] [--venues 1]
+                        [--repeat 40]
                         [--database-url postgres://postgres@127.0.0.1:5432/brag_bench]
                         [--only "tap"]       (the floors and the rows whose name has this)
     python bench/run.py --browser [--matches 2000]   (Chromium's tap round trip, uvicorn)
@@ -30,6 +31,12 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--players", type=int, default=200)
     parser.add_argument("--tables", type=int, default=50)
+    parser.add_argument(
+        "--venues",
+        type=int,
+        default=1,
+        help="pubs the tables are spread over; the venue rows read the first one's standings",
+    )
     parser.add_argument("--repeat", type=int, default=40)
     parser.add_argument("--database-url", default="")
     parser.add_argument(
@@ -249,7 +256,7 @@ def main() -> None:
     from django.test import override_settings
     from django.utils import timezone
 
-    from matches.models import Match, Player, Season, Seat
+    from matches.models import Match, Player, Season, Seat, Venue
     from matches.play.services.tables import table_launch
     from matches.web.caching import renderings
     from tests.clients import FormClient
@@ -275,6 +282,7 @@ def main() -> None:
             players=args.players,
             tables=args.tables,
             matches=args.matches,
+            venues=args.venues,
             stdout=sys.stderr,
         )
         seeded = time.perf_counter() - started
@@ -286,15 +294,19 @@ def main() -> None:
         # covering index) need.
         with connection.cursor() as cursor:
             cursor.execute("VACUUM ANALYZE" if connection.vendor == "postgresql" else "ANALYZE")
+        # At the first venue (the one the venue rows read), in a league of one or many.
+        first_venue = Venue.objects.order_by("pk").first()
         live = table_launch(
-            name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host
-        )
+            name="Live", player_names=[p.name for p in people[:10]], mode="ranked", by=host,
+            venue_id=first_venue.pk,
+        )  # fmt: skip
         busiest = Seat.objects.filter(player=people[0]).count()
 
         # The tap floor's own table, so its writes never touch the live one.
         floor_table = table_launch(
-            name="Floor", player_names=[p.name for p in people[10:14]], mode="ranked", by=host
-        )
+            name="Floor", player_names=[p.name for p in people[10:14]], mode="ranked", by=host,
+            venue_id=first_venue.pk,
+        )  # fmt: skip
         floor_seat = Match.objects.open().get(table=floor_table).seats.first()
         floor_tap = {
             "table": floor_table.pk,
@@ -352,6 +364,10 @@ def main() -> None:
             return prepare
 
         year_start = (timezone.localdate() - timezone.timedelta(days=365)).isoformat()
+        # The first venue's standings: the live table's, so a filing there moves them.
+        pub = {"venue": live.venue.slug}
+        pub_month = {**pub, "from": month_start, "to": month_end}
+        pub_matches = Match.objects.filed().filter(table__venue=live.venue).count()
         # Each row: how to time it (beside its floor), the floor, and the aim (the most
         # times the floor it may cost).
         plan = {
@@ -369,6 +385,17 @@ def main() -> None:
             "standings page, cold after a filing": (lambda: paired(
                 after_a_filing(lambda: viewer.get("/standings/")), floors["read floor"], args.repeat
             ), "read floor", 10),
+            # A venue's standings read the rows that carry it: warm within 10x, cold 30x.
+            f"venue standings page ({pub_matches:,})": (page(lambda: viewer.get("/standings/", pub)), "read floor", 10),
+            "venue standings JSON": (page(lambda: viewer.get("/api/standings/", pub)), "read floor", 10),
+            "venue standings page, cold": (page(lambda: wiped() or viewer.get("/standings/", pub)), "read floor", 30),
+            "venue standings JSON, cold": (page(lambda: cache.clear() or viewer.get("/api/standings/", pub)), "read floor", 30),
+            "venue standings JSON, one month, cold": (page(
+                lambda: cache.clear() or viewer.get("/api/standings/", pub_month)
+            ), "read floor", 30),
+            "venue standings page, cold after a filing": (lambda: paired(
+                after_a_filing(lambda: viewer.get("/standings/", pub)), floors["read floor"], args.repeat
+            ), "read floor", 30),
             "standings JSON, one year, cold": (page(
                 lambda: cache.clear() or viewer.get("/api/standings/", {"from": year_start, "to": month_end})
             ), "read floor", 10),
@@ -408,6 +435,9 @@ def main() -> None:
             "standings page, season, cold": (page(
                 lambda: wiped() or viewer.get("/standings/", {"season": season.pk})
             ), "read floor", 10),
+            "venue standings page, season, cold": (page(
+                lambda: wiped() or viewer.get("/standings/", {**pub, "season": season.pk})
+            ), "read floor", 30),
             "crowning tap (files + rates)": (lambda: crowning_beside_a_tap(tablet, live, args.repeat), "its plain tap", 3),
             "undo crowning, 100 later elsewhere": (lambda: undo_after_later_matches(
                 tablet, live, host, people, floors["write floor"], max(3, args.repeat // 8)
@@ -419,7 +449,8 @@ def main() -> None:
 
     print(f"\nBrag Tables benchmark on {connection.vendor} ({connection.Database.__name__})")
     print(
-        f"league: {args.players} players, {args.tables} tables, {args.matches:,} filed matches; "
+        f"league: {args.players} players, {args.tables} tables at {args.venues} venues, "
+        f"{args.matches:,} filed matches; "
         f"seeded in {seeded:.1f} s; {args.repeat} pairs a row (row and floor alternate)\n"
     )
     print(

@@ -70,7 +70,10 @@ class TestRebuildRepairsEveryAggregate:
         DailyTally.objects.filter(player=dee).delete()
         AllTimeTotal.objects.filter(player__name="Ann").update(points=30, wins=2)
         RunningTotal.objects.filter(player__name="Cy").update(points=0)
-        DailyTally.objects.create(player=dee, table=Table.objects.get(), day="2020-01-01", played=5)
+        table = Table.objects.get()
+        DailyTally.objects.create(
+            player=dee, table=table, venue=table.venue, day="2020-01-01", played=5
+        )
         report = integrity_report()
         for said in ("tallies say", "all-time totals say", "running totals say"):
             assert said in report, said

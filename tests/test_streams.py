@@ -344,3 +344,17 @@ def test_a_tap_sent_to_the_server_itself_is_pushed_cleanly(served, table, caplog
     until(page, lambda event: ".v2." in (event.id or ""))
     failed = [r.getMessage() for r in caplog.records if r.name == "brag_tables.streams"]
     assert failed == []
+
+
+def test_a_venues_standings_follow_a_filing_at_that_venue(served, table):
+    """The standings page of one venue is a variant of the standings page (path + query):
+    a filing at one of its tables swaps in the rows a poll of that venue's page gets."""
+    path = f"/standings/?venue={table.venue.slug}&mode="
+    stream = follow(served, path)
+    first = stream.next(name="swap")
+    assert "Bob" not in first.data
+    for name in ("Ann", "Cy", "Di"):
+        tap(table, name)
+    filed = until(stream, lambda event: "Bob" in event.data)
+    assert filed.data == poll(path).content.decode()
+    assert f"Standings at {table.venue.name}" in filed.data

@@ -7,6 +7,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from matches.models.tables import Player, Table
+from matches.models.venues import Venue
 from matches.rules import scoring
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 
@@ -43,6 +44,11 @@ class Counts(CountFields):
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
     )
+    # The table's venue, copied (a table's venue is for good): a venue's standings filter
+    # these rows instead of joining every one to its table. Indexed below, per model.
+    venue = models.ForeignKey(
+        Venue, on_delete=models.PROTECT, related_name="+", verbose_name=_("venue"), db_index=False
+    )
 
     class Meta(CountFields.Meta):
         abstract = True
@@ -76,6 +82,12 @@ class DailyTally(Counts):
                 name="tally_player_day_idx",
             ),
             models.Index(fields=["table", "day"], name="tally_table_day_idx"),
+            # A venue's nights (a season's best nights at one venue), covered as above.
+            models.Index(
+                fields=["venue", "day", "player"],
+                include=["table", *scoring.COUNT_FIELDS],
+                name="tally_venue_day_idx",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -93,6 +105,12 @@ class AllTimeTotal(Counts):
             *Counts.Meta.constraints,
             models.UniqueConstraint(fields=["player", "table"], name="total_unique"),
         ]
+        # A venue's all-time standings add up its rows per player from this index alone.
+        indexes = [
+            models.Index(
+                fields=["venue", "player", *scoring.COUNT_FIELDS], name="total_venue_player_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.player} @ {self.table}"
@@ -101,7 +119,8 @@ class AllTimeTotal(Counts):
 class RunningTotal(CountFields):
     """A player's filed results at tables of one mode (or of all: ALL_MODES) over every day
     up to and including this one (see results/running_totals.py): standings over any date range
-    subtract two of these per player, however many days the range holds."""
+    subtract two of these per player, however many days the range holds. A row without a
+    venue counts the whole league; a row with one counts that venue's tables only."""
 
     # Kept beside each mode's rows: standings of every mode, the usual read, step along
     # one row per player instead of adding up two.
@@ -114,15 +133,35 @@ class RunningTotal(CountFields):
         _("mode"), max_length=20, choices=[*Table.Mode.choices, (ALL_MODES, _("all modes"))]
     )
     day = models.DateField(_("day"))
+    # None: the league's row. Its unique index leads with the player: none of its own.
+    venue = models.ForeignKey(
+        Venue,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("venue"),
+        null=True,
+        blank=True,
+        db_index=False,
+    )
 
     class Meta:
         verbose_name = _("running total")
         verbose_name_plural = _("running totals")
-        # The unique (player, mode, day) is the index a range read seeks along: the latest
-        # row on or before a day is one step back from it. No index of its own on player.
+        # Each unique index is the one a range read seeks along: the latest row on or before
+        # a day is one step back from it. Partial, one for the league's rows and one for the
+        # venues', so neither read steps over the other's rows. No index of its own on player.
         constraints = [
             *CountFields.Meta.constraints,
-            models.UniqueConstraint(fields=["player", "mode", "day"], name="running_total_unique"),
+            models.UniqueConstraint(
+                fields=["player", "mode", "day"],
+                condition=Q(venue__isnull=True),
+                name="running_total_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["player", "venue", "mode", "day"],
+                condition=Q(venue__isnull=False),
+                name="running_total_venue_unique",
+            ),
             models.CheckConstraint(
                 # "all" is ALL_MODES, which Meta cannot name (see models/tables.py).
                 condition=Q(mode__in=[Table.Mode.WINNER_TAKES_ALL, Table.Mode.RANKED, "all"]),
@@ -131,7 +170,8 @@ class RunningTotal(CountFields):
         ]
 
     def __str__(self) -> str:
-        return f"{self.player_id} {self.mode} to {self.day}"
+        where = f" at venue {self.venue_id}" if self.venue_id else ""
+        return f"{self.player_id} {self.mode}{where} to {self.day}"
 
 
 class HeadToHead(models.Model):

@@ -43,27 +43,28 @@ def league_seed(
     matches: int,
     days: int = 180,
     seed: int = 7,
+    venues: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[Player]:
     """Add a league of made-up players (the same ones for the same seed), tables hosted by
-    host and closed, and matches filed evenly over the last days; returns the players.
+    host and closed, spread over venues pubs (the first one and new "Pub N"s; each table's
+    regulars come from every pub's players, so players roam), and matches filed evenly over
+    the last days; returns the players.
     Progress, if given, hears ("matches", written, matches) and then the recount's steps."""
-    if players < MIN_PLAYERS or tables < 1 or matches < 0 or days < 1:
-        raise ValueError(f"a league needs {MIN_PLAYERS} players, a table and a day")
+    if players < MIN_PLAYERS or tables < 1 or matches < 0 or days < 1 or venues < 1:
+        raise ValueError(f"a league needs {MIN_PLAYERS} players, a table, a venue and a day")
     rng = random.Random(seed)
     step = progress or (lambda what, done, total: None)
     people = _players(players)
     start = timezone.now() - datetime.timedelta(days=days)
     before = Table.objects.count()
-    venue = Venue.objects.order_by("pk").first() or Venue.objects.create(
-        name="Our pub", slug="our-pub"
-    )
+    pubs = _venues(venues)
     table_rows = Table.objects.bulk_create(
         [
             Table(
                 name=f"Table {before + n + 1}",
                 mode=rng.choice([Table.Mode.RANKED, Table.Mode.WINNER_TAKES_ALL]),
-                venue=venue,
+                venue=pubs[n % len(pubs)],
                 created_by=host,
                 closed_at=timezone.now(),
             )
@@ -91,6 +92,22 @@ def league_seed(
     league_recount(progress=progress)
     statistics_refresh()  # and the league's, for the aggregates and ratings it wrote
     return people
+
+
+def _venues(count: int) -> list[Venue]:
+    """The first venue (made if there is none) and count - 1 more, reusing any "Pub N"
+    already there."""
+    first = Venue.objects.order_by("pk").first() or Venue.objects.create(
+        name="Our pub", slug="our-pub"
+    )
+    names = [f"Pub {n:03d}" for n in range(2, count + 1)]
+    Venue.objects.bulk_create(
+        [Venue(name=n, key=name_key(n), slug=f"pub-{n[4:]}") for n in names],
+        batch_size=BATCH,
+        ignore_conflicts=True,
+    )
+    by_key = {v.key: v for v in Venue.objects.filter(key__in=[name_key(n) for n in names])}
+    return [first, *(by_key[name_key(n)] for n in names)]
 
 
 def _players(count: int) -> list[Player]:

@@ -50,7 +50,9 @@ def match_refile(
 def _counts(*, table: Table, match: Match, seats: Sequence[Seat], sign: int) -> None:
     standings_changed()
     day = night_of(match.filed_at)
-    running_totals.running_file(day=day, mode=table.mode, seats=seats, sign=sign)
+    running_totals.running_file(
+        day=day, mode=table.mode, venue_id=table.venue_id, seats=seats, sign=sign
+    )
     tallies.tallies_file(table=table, day=day, seats=seats, sign=sign)
 
 

@@ -7,16 +7,16 @@ import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.humanize.templatetags.humanize import ordinal
 from django.core.paginator import Page, Paginator
-from django.db.models import Min, Sum
+from django.db.models import F, Func, Min, Subquery, Sum
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from matches.models import AllTimeTotal, Match, Player, RatingChange, Seat
+from matches.models import AllTimeTotal, Match, Player, RatingChange, Seat, Venue
 from matches.ratings.selectors import RatingRow, player_rating, rating_table
 from matches.results.head_to_head import Rival, conqueror, favourite_victim, head_to_head
 from matches.results.player_nights import Night, best_night
@@ -50,6 +50,15 @@ class Finish:
 
 
 @dataclass(frozen=True)
+class VenuePlayed:
+    """A venue the player has played at, with their filed matches there."""
+
+    name: str
+    slug: str
+    played: int
+
+
+@dataclass(frozen=True)
 class PlayerProfile:
     player: Player
     played: int
@@ -74,11 +83,47 @@ class PlayerProfile:
     # the winning run, the chart and the history (all read from the ratings kept per match)
     # are left out until it settles, never shown half replayed.
     updating: bool = False
+    # Where the player has played, most matches first: empty in a league of one venue.
+    venues: tuple[VenuePlayed, ...] = ()
 
     @property
     def win_percent(self) -> Decimal:
         """Rounded as the standings round it (scoring.win_percent): 3 of 7 is 42.9."""
         return scoring.win_percent(wins=self.wins, played=self.played)
+
+
+def _totals_by_mode_and_venue(player: Player) -> tuple[dict[str, dict], tuple[VenuePlayed, ...]]:
+    """The player's all-time totals per mode, and the venues they have played at (when the
+    league has more than one), from one read of their totals per mode and venue."""
+    # The league's number of venues rides along as a subquery: no read of its own.
+    venue_count = Venue.objects.order_by().values(n=Func(F("pk"), function="COUNT"))
+    # The sums are named at run time (annotate(**...)): read as plain dicts.
+    rows = cast(
+        "list[dict[str, Any]]",
+        AllTimeTotal.objects.filter(player=player)
+        .values("table__mode", "venue__name", "venue__slug")
+        .annotate(
+            **{name: Sum(name) for name in scoring.COUNT_FIELDS},
+            league_venues=Subquery(venue_count),
+        )
+        .order_by(),
+    )
+    by_mode: dict[str, dict] = {}
+    at: dict[tuple[str, str], int] = {}
+    several = False
+    for row in rows:
+        mode = by_mode.setdefault(row["table__mode"], dict.fromkeys(scoring.COUNT_FIELDS, 0))
+        for name in scoring.COUNT_FIELDS:
+            mode[name] += row[name]
+        where = (row["venue__name"], row["venue__slug"])
+        at[where] = at.get(where, 0) + row["played"]
+        several = row["league_venues"] > 1
+    venues = tuple(
+        VenuePlayed(name=name, slug=slug, played=played)
+        for (name, slug), played in sorted(at.items(), key=lambda item: (-item[1], item[0]))
+        if played
+    )
+    return by_mode, venues if several else ()
 
 
 def _mode(ranked: bool) -> str:
@@ -179,12 +224,7 @@ def player_profile(
     """Everything the player page shows; every name as the public reads it unless
     real_names (a host). updating: a ratings replay is pending (ratings_updating), so
     nothing read from the ratings is shown (PlayerProfile.updating)."""
-    by_mode = {
-        row["table__mode"]: row
-        for row in AllTimeTotal.objects.filter(player=player)
-        .values("table__mode")
-        .annotate(**{name: Sum(name) for name in scoring.COUNT_FIELDS})
-    }
+    by_mode, venues = _totals_by_mode_and_venue(player)
     totals = {name: sum(row[name] for row in by_mode.values()) for name in scoring.COUNT_FIELDS}
     ratings = [] if updating else rating_table()
     rating = next((row for row in ratings if row.player_id == player.pk), None)
@@ -198,6 +238,7 @@ def player_profile(
         wta_played=by_mode.get(scoring.WINNER_TAKES_ALL, {}).get("played", 0),
         best_ranked_place=best_ranked_place(player=player, ranked=ranked),
         rating=rating,
+        venues=venues,
         rated_players=len(ratings),
         rivals=rivals,
         conqueror=conqueror(rivals),

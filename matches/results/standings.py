@@ -6,13 +6,13 @@ import dataclasses
 import datetime
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import cast
+from typing import NamedTuple, cast
 
 from django.db import connection
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
 from django.utils.formats import number_format
 
-from matches.models import AllTimeTotal, DailyTally, Match, Player, Season, Table
+from matches.models import AllTimeTotal, DailyTally, Match, Player, Season, Table, Venue
 from matches.results import running_totals
 from matches.results.running_totals import PUBLIC_NAME_COLUMNS
 from matches.rules import scoring
@@ -78,11 +78,15 @@ STANDING_CSV_HEADER = [
 
 @dataclass(frozen=True)
 class StandingsQuery:
-    """Which standings to read: a table's or the whole league's, over a date range (a
-    season's days when a season is chosen) or all time, of one mode or both. The standings
-    form builds it; the selector reads it and the cache keys name it."""
+    """Which standings to read: a table's, a venue's or the whole league's, over a date
+    range (a season's days when a season is chosen) or all time, of one mode or both. The
+    standings form builds it; the selector reads it and the cache keys name it."""
 
     table_id: int | None = None
+    # A venue's standings count only the matches at its tables; None: the whole league.
+    # venue_slug is what the API echoes (the form sets both).
+    venue_id: int | None = None
+    venue_slug: str | None = None
     season_id: int | None = None
     date_from: datetime.date | None = None
     date_to: datetime.date | None = None
@@ -103,6 +107,7 @@ class StandingsQuery:
         """The filters as the standings API echoes them (and its cache keys read them)."""
         return {
             "table": self.table_id,
+            "venue": self.venue_slug,
             "season": self.season_id,
             "from": self.date_from.isoformat() if self.date_from else None,
             "to": self.date_to.isoformat() if self.date_to else None,
@@ -126,20 +131,34 @@ def mode_played_most() -> str | None:
     return Table.Mode.WINNER_TAKES_ALL if wta > ranked else Table.Mode.RANKED
 
 
-def filter_choices() -> tuple[list, list]:
-    """What the standings filters offer: every table and season as (id, name), two small
-    reads where rendering their lists costs a hundred times more."""
+class FilterChoices(NamedTuple):
+    """What the standings filters offer, each as (id or slug, name)."""
+
+    tables: list[tuple[int, str]]
+    seasons: list[tuple[int, str]]
+    venues: list[tuple[str, str]]
+
+
+def filter_choices() -> FilterChoices:
+    """What the standings filters offer: every table, season and venue, three small reads
+    where rendering their lists costs a hundred times more."""
     tables = list(Table.objects.order_by("name", "id").values_list("pk", "name"))
     seasons = list(Season.objects.values_list("pk", "name"))
-    return tables, seasons
+    venues = list(Venue.objects.values_list("slug", "name"))
+    return FilterChoices(tables, seasons, venues)
 
 
 def _tally_filter(
-    table_id: int | None, date_from: datetime.date | None, date_to: datetime.date | None
+    table_id: int | None,
+    date_from: datetime.date | None,
+    date_to: datetime.date | None,
+    venue_id: int | None = None,
 ) -> Q:
     where = Q()
     if table_id is not None:
         where &= Q(table_id=table_id)
+    if venue_id is not None:
+        where &= Q(venue_id=venue_id)
     if date_from is not None:
         where &= Q(day__gte=date_from)
     if date_to is not None:
@@ -240,18 +259,20 @@ def rank_standings(
 
 
 def standings(query: StandingsQuery = ALL_TIME, *, real_names: bool = False) -> list[StandingRow]:
-    """League standings over filed matches: a date range from the running totals (one
-    query), otherwise summed over the all-time totals, or a table's daily tallies.
+    """League standings over filed matches (or a venue's: query.venue_id, its matches
+    only): a date range from the running totals (one query), otherwise summed over the
+    all-time totals, or a table's daily tallies.
 
     Order: points, wins, 2nds, 3rds, then fewer played. Standings of winner-takes-all
     matches only (wins_only) rank by wins, then fewer played: that mode keeps no points.
     A season's best nights rule (best_nights) counts each player's best nights only.
     Players are named as the public reads them unless real_names (a host)."""
     table_id, date_from, date_to = query.table_id, query.date_from, query.date_to
-    mode, wins_only = query.mode, query.wins_only
+    mode, wins_only, venue_id = query.mode, query.wins_only, query.venue_id
     if query.best_nights:
         return best_nights_standings(
             table_id=table_id,
+            venue_id=venue_id,
             date_from=date_from,
             date_to=date_to,
             mode=mode,
@@ -262,11 +283,13 @@ def standings(query: StandingsQuery = ALL_TIME, *, real_names: bool = False) -> 
         )
     if (date_from or date_to) and table_id is None:
         # Two rows per player and mode, however long the range (results/running_totals.py).
-        rows = running_totals.range_rows(date_from=date_from, date_to=date_to, mode=mode)
+        rows = running_totals.range_rows(
+            date_from=date_from, date_to=date_to, mode=mode, venue_id=venue_id
+        )
         return rank_standings(rows, wins_only=wins_only, real_names=real_names)
     # The all-time totals answer without dates; one table's few daily tallies its range.
     source = DailyTally if date_from or date_to else AllTimeTotal
-    where = _tally_filter(table_id, date_from, date_to)
+    where = _tally_filter(table_id, date_from, date_to, venue_id)
     if mode:
         where &= Q(table__mode=mode)
     # Summed per player id alone, from the covering indexes (models.DailyTally): joining
@@ -313,6 +336,7 @@ def night_name_values() -> dict:
 def best_nights_standings(
     *,
     table_id: int | None = None,
+    venue_id: int | None = None,
     date_from: datetime.date | None,
     date_to: datetime.date | None,
     mode: str | None = None,
@@ -322,8 +346,8 @@ def best_nights_standings(
     real_names: bool = False,
 ) -> list[StandingRow]:
     """Standings under a season's "best N nights" rule (rank_best_nights): one query, each
-    player's nights with their names."""
-    where = _tally_filter(table_id, date_from, date_to)
+    player's nights with their names. At a venue, a player's best nights there."""
+    where = _tally_filter(table_id, date_from, date_to, venue_id)
     if mode:
         where &= Q(table__mode=mode)
     names = night_name_values()

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from django.db import connection, transaction
-from django.db.models import Field, Sum
+from django.db.models import F, Field, Sum
 
 from matches.core.rows import rows_insert
 from matches.core.stamp import standings_changed
@@ -45,6 +45,7 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
     the rows, which filing made."""
     worth = {seat.player_id: place_counts(table.mode, finished_place(seat.place)) for seat in seats}
     day_value = connection.ops.adapt_datefield_value(day)
+    quote = connection.ops.quote_name
     counters: tuple[tuple[type[Counts], list], ...] = (
         (DailyTally, [table.pk, day_value]),
         (AllTimeTotal, [table.pk]),
@@ -53,16 +54,23 @@ def tallies_file(*, table: Table, day: datetime.date, seats: Sequence[Seat], sig
         for model, where in counters:
             name, keys, counts = _columns(model)
             if sign > 0:
-                row = "(" + ", ".join(["%s"] * (1 + len(where) + len(counts))) + ")"
+                # The table's venue copied into each new row (models.Counts.venue).
+                row = "(" + ", ".join(["%s"] * (2 + len(where) + len(counts))) + ")"
                 added = ", ".join(f"{c} = {name}.{c} + EXCLUDED.{c}" for c in counts)
+                columns = [*keys, quote("venue_id"), *counts]
                 cursor.execute(
-                    f"INSERT INTO {name} ({', '.join(keys + counts)}) "  # noqa: S608 (names from the model, values as parameters)
+                    f"INSERT INTO {name} ({', '.join(columns)}) "  # noqa: S608 (names from the model, values as parameters)
                     f"VALUES {', '.join([row] * len(worth))} "
                     f"ON CONFLICT ({', '.join(keys)}) DO UPDATE SET {added}",
                     [
                         v
                         for player_id, c in worth.items()
-                        for v in (player_id, *where, *(getattr(c, f) for f in COUNT_FIELDS))
+                        for v in (
+                            player_id,
+                            *where,
+                            table.venue_id,
+                            *(getattr(c, f) for f in COUNT_FIELDS),
+                        )
                     ],
                 )
                 continue
@@ -150,16 +158,20 @@ def _tallies_write(daily: dict[tuple[int, int, datetime.date], list[int]]) -> in
         for index, count in enumerate(counts):
             total[index] += count
     day = connection.ops.adapt_datefield_value
+    venue = dict(Table.objects.filter(pk__in={t for _p, t in totals}).values_list("pk", "venue_id"))
     rows_insert(
         DailyTally,
         [
-            {"player_id": p, "table_id": t, "day": day(d), **_named(counts)}
+            {"player_id": p, "table_id": t, "venue_id": venue[t], "day": day(d), **_named(counts)}
             for (p, t, d), counts in daily.items()
         ],
     )
     rows_insert(
         AllTimeTotal,
-        [{"player_id": p, "table_id": t, **_named(counts)} for (p, t), counts in totals.items()],
+        [
+            {"player_id": p, "table_id": t, "venue_id": venue[t], **_named(counts)}
+            for (p, t), counts in totals.items()
+        ],
     )
     return len(totals)
 
@@ -199,10 +211,23 @@ def _filed(*keys: str) -> dict[tuple, tuple[int, ...]]:
     }
 
 
+def _misplaced(model: type[Counts], kind: str) -> list[str]:
+    """Rows whose copy of the venue is not their table's: a venue's standings would count
+    them at the wrong pub."""
+    rows = model._default_manager.exclude(venue_id=F("table__venue_id")).values_list(
+        "player_id", "table_id", "venue_id", "table__venue_id"
+    )
+    return [
+        f"Player #{player} at table #{table}: {kind} say venue #{says}, the table is at #{is_at}"
+        for player, table, says, is_at in rows.order_by("player_id", "table_id")
+    ]
+
+
 def tally_problems() -> list[str]:
     """Players whose daily tallies (each night's, night_of) or the all-time totals that
-    standings without dates read differ from their filed results."""
-    problems = []
+    standings without dates read differ from their filed results, or name another venue
+    than their table's."""
+    problems = [*_misplaced(AllTimeTotal, "all-time totals"), *_misplaced(DailyTally, "tallies")]
     checks = (
         ("all-time totals", _kept(AllTimeTotal), _filed()),
         ("tallies", _kept(DailyTally, "day"), _filed("night")),

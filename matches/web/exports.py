@@ -115,12 +115,15 @@ def table_results_filename(table: Table) -> str:
 
 
 def standings_filename(*, table: Table | None, season: Season | None, date_from: datetime.date | None,
-                       date_to: datetime.date | None, mode: str | None) -> str:  # fmt: skip
-    """standings-2026-autumn.csv: the file's name says its filters (table, season or dates,
-    mode); all-time when no season or date is chosen."""
+                       date_to: datetime.date | None, mode: str | None,
+                       venue: str | None = None) -> str:  # fmt: skip
+    """standings-2026-autumn.csv: the file's name says its filters (table, venue's slug,
+    season or dates, mode); all-time when no season or date is chosen."""
     parts = ["standings"]
     if table is not None:
         parts.append(_slug(table.name, f"table-{table.pk}"))
+    if venue:
+        parts.append(venue)
     if season is not None:
         parts.append(_slug(season.name, f"season-{season.pk}"))
     elif date_from and date_to:

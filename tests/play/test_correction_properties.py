@@ -16,6 +16,8 @@ import pytest
 from django.core.cache import cache
 from django.core.management import call_command
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from hypothesis import given, settings
@@ -194,7 +196,15 @@ def seen(client) -> dict:
         ),
         "running": sorted(
             RunningTotal.objects.values_list(
-                "player__name", "mode", "day", "played", "wins", "seconds", "thirds", "points"
+                "player__name",
+                Coalesce("venue__name", Value("")),
+                "mode",
+                "day",
+                "played",
+                "wins",
+                "seconds",
+                "thirds",
+                "points",
             )
         ),
         "tallies": sorted(

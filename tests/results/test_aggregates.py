@@ -224,7 +224,7 @@ class TestHeadToHeadPairs:
         out = StringIO()
         call_command("rebuild_ratings", stdout=out)
         assert (
-            "2 filed matches; 10 head-to-head pairs, 4 players' nights and 8 running totals"
+            "2 filed matches; 10 head-to-head pairs, 4 players' nights and 16 running totals"
             in out.getvalue()
         )
         assert_aggregates_add_up()

@@ -11,6 +11,8 @@ import pytest
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.db import transaction
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -169,7 +171,7 @@ def league_read(client) -> dict:
     seen["running"] = sorted(
         (players[p], *rest)
         for p, *rest in RunningTotal.objects.values_list(
-            "player_id", "mode", "day", "played", "points"
+            "player_id", Coalesce("venue__name", Value("")), "mode", "day", "played", "points"
         )
     )
     seen["rated"] = sorted(

@@ -119,14 +119,18 @@ class TestRangeStandings:
         }
 
     def test_a_filing_on_an_earlier_day_moves_every_later_row(self, league):
-        ann = RunningTotal.objects.filter(player__name="Ann", mode="ranked").order_by("day")
+        ann = RunningTotal.objects.filter(player__name="Ann", mode="ranked", venue=None).order_by(
+            "day"
+        )
         assert list(ann.values_list("day", *COUNT_FIELDS)) == [
             (D1, 1, 0, 0, 0, 0),
             (D2, 2, 1, 0, 0, 3),
             (D3, 3, 1, 0, 1, 4),
         ]
         # Beside each mode's rows, all modes' (what standings of every mode read).
-        every = RunningTotal.objects.filter(player__name="Ann", mode="all").order_by("day")
+        every = RunningTotal.objects.filter(player__name="Ann", mode="all", venue=None).order_by(
+            "day"
+        )
         assert list(every.values_list("day", *COUNT_FIELDS)) == [
             (D1, 1, 0, 0, 0, 0),
             (D2, 3, 2, 0, 0, 3),
@@ -184,7 +188,7 @@ class TestRangeStandings:
 class TestIntegrity:
     def test_a_damaged_running_total_is_reported(self, league):
         assert integrity_problems() == []
-        bob = RunningTotal.objects.get(player__name="Bob", mode="ranked", day=D2)
+        bob = RunningTotal.objects.get(player__name="Bob", mode="ranked", day=D2, venue=None)
         RunningTotal.objects.filter(pk=bob.pk).update(points=F("points") + 1)
         assert integrity_problems() == [
             f"Player #{bob.player_id} at ranked tables up to {D2}: running totals say "
@@ -192,7 +196,7 @@ class TestIntegrity:
         ]
 
     def test_a_damaged_row_of_all_modes_is_reported(self, league):
-        eve = RunningTotal.objects.get(player__name="Eve", mode="all", day=D3)
+        eve = RunningTotal.objects.get(player__name="Eve", mode="all", day=D3, venue=None)
         RunningTotal.objects.filter(pk=eve.pk).update(wins=1)
         assert integrity_problems() == [
             f"Player #{eve.player_id} at all tables up to {D3}: running totals say "
@@ -200,7 +204,7 @@ class TestIntegrity:
         ]
 
     def test_a_missing_day_is_reported(self, league):
-        cy = RunningTotal.objects.get(player__name="Cy", mode="ranked", day=D3)
+        cy = RunningTotal.objects.get(player__name="Cy", mode="ranked", day=D3, venue=None)
         cy.delete()
         assert integrity_problems() == [
             f"Player #{cy.player_id} at ranked tables up to {D3}: running totals say "
@@ -208,12 +212,18 @@ class TestIntegrity:
         ]
 
     def test_a_rebuild_puts_them_right(self, league):
-        before = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        before = set(
+            RunningTotal.objects.values_list("player_id", "venue_id", "mode", "day", *COUNT_FIELDS)
+        )
         RunningTotal.objects.filter(Q(player__name="Ann") | Q(day=D3)).delete()
         RunningTotal.objects.filter(player__name="Bob").update(played=F("played") + 5)
         assert running_totals.running_rebuild() == len(before)
         assert (
-            set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+            set(
+                RunningTotal.objects.values_list(
+                    "player_id", "venue_id", "mode", "day", *COUNT_FIELDS
+                )
+            )
             == before
         )
         assert integrity_problems() == []
@@ -230,11 +240,15 @@ class TestIntegrity:
         }
 
     def test_a_rebuild_that_fails_keeps_the_rows_it_had(self, league):
-        before = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        before = set(
+            RunningTotal.objects.values_list("player_id", "venue_id", "mode", "day", *COUNT_FIELDS)
+        )
         failing = mock.patch.object(running_totals, "_insert", side_effect=RuntimeError("boom"))
         with failing, pytest.raises(RuntimeError):
             running_totals.running_rebuild()
-        after = set(RunningTotal.objects.values_list("player_id", "mode", "day", *COUNT_FIELDS))
+        after = set(
+            RunningTotal.objects.values_list("player_id", "venue_id", "mode", "day", *COUNT_FIELDS)
+        )
         assert after == before
 
 

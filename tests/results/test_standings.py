@@ -36,8 +36,11 @@ def summary(rows):
 def tally(table, name, **counts):
     """A hand-built line of a league: the day's tally and the season total agree."""
     player, _ = Player.objects.get_or_create(name=name)
-    AllTimeTotal.objects.create(player=player, table=table, **counts)
-    return DailyTally.objects.create(player=player, table=table, day=night_of(), **counts)
+    venue = table.venue
+    AllTimeTotal.objects.create(player=player, table=table, venue=venue, **counts)
+    return DailyTally.objects.create(
+        player=player, table=table, venue=venue, day=night_of(), **counts
+    )
 
 
 class TestOrder:
@@ -135,7 +138,8 @@ class TestFilters:
             reverse("matches:api_standings"), {"table": table.pk, "from": today, "to": today}
         ).json()
         assert data["filters"] == {
-            "table": table.pk, "season": None, "from": today, "to": today, "mode": None
+            "table": table.pk, "venue": None, "season": None, "from": today, "to": today,
+            "mode": None,
         }  # fmt: skip
         assert data["rows"][0] == {
             "rank": 1, "shared": False, "player": "Ann", "played": 1,
@@ -179,13 +183,14 @@ class TestQueryCounts:
         with django_assert_num_queries(3):
             client.get(reverse("matches:api_standings"), {"table": table.pk})
         # The season covering today, the stamp, the aggregate with the players' names, the
-        # ratings, whether they are updating, the tables and seasons the filter offers (read
-        # to key its rendering), and the same two again as the filter's lists are rendered;
-        # and which modes the league has played (read once per standings change).
-        with django_assert_num_queries(10):
+        # ratings, whether they are updating, the tables, seasons and venues the filter offers
+        # (read to key its rendering), and the tables and seasons again as the filter's lists
+        # are rendered (a league of one venue shows no venue list); and which modes the league
+        # has played (read once per standings change).
+        with django_assert_num_queries(11):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
-        with django_assert_num_queries(4):
+        with django_assert_num_queries(5):
             again = client.get(reverse("matches:standings")).content.decode()
         rows = re.compile(r"<tbody>.*</tbody>", re.S)
         assert rows.search(again).group() == rows.search(page.content.decode()).group()
@@ -195,7 +200,7 @@ class TestQueryCounts:
         )
         # A filing moves the standings, not the filter's lists: it is not rendered again.
         play(table, ["Dee", "Cy", "Bob"])
-        with django_assert_num_queries(8):
+        with django_assert_num_queries(9):
             after = client.get(reverse("matches:standings")).content.decode()
         form = re.compile(r'<form method="get" class="filters".*?</form>', re.S)
         assert form.search(after).group() == form.search(page.content.decode()).group()

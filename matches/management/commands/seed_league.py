@@ -35,6 +35,12 @@ class Command(BaseCommand):
         parser.add_argument("--matches", type=at_least(0), default=10_000)
         parser.add_argument("--days", type=at_least(1), default=180)
         parser.add_argument(
+            "--venues",
+            type=at_least(1),
+            default=1,
+            help="Spread the tables over this many pubs (the first venue and Pub 002 on).",
+        )
+        parser.add_argument(
             "--seed", type=int, default=7, help="The same seed makes the same league."
         )
         parser.add_argument(
@@ -64,14 +70,16 @@ class Command(BaseCommand):
                 matches=options["matches"],
                 days=options["days"],
                 seed=options["seed"],
+                venues=options["venues"],
                 progress=shown,
             )
         finally:
             progress.end()
+        pubs = "" if options["venues"] == 1 else " at {venues:,} venues".format(**options)
         self.stdout.write(
             self.style.SUCCESS(
-                "Seeded {players:,} players, {tables:,} tables and {matches:,} filed matches "
-                "over {days} days.".format(**options)
+                "Seeded {players:,} players, {tables:,} tables{pubs} and {matches:,} filed "
+                "matches over {days} days.".format(pubs=pubs, **options)
             )
         )
         if created:

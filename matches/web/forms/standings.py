@@ -1,5 +1,5 @@
-"""The standings filters: table, season, dates and mode, as query parameters a user can
-share. The form only checks them and names the standings asked for (StandingsQuery)."""
+"""The standings filters: table, venue, season, dates and mode, as query parameters a user
+can share. The form only checks them and names the standings asked for (StandingsQuery)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -8,7 +8,7 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from matches.models import Season, Table
+from matches.models import Season, Table, Venue
 from matches.results.standings import StandingsQuery
 from matches.web.forms.fields import day_field
 
@@ -52,8 +52,8 @@ def _dates_over_preset(data: QueryDict) -> bool:
 
 
 class StandingsFilterForm(forms.Form):
-    """The standings filters, as query parameters a user can share: table, season, from, to
-    and mode."""
+    """The standings filters, as query parameters a user can share: table, venue (by its
+    slug), season, from, to and mode."""
 
     label_suffix = ""
     table = forms.ModelChoiceField(
@@ -62,6 +62,14 @@ class StandingsFilterForm(forms.Form):
         required=False,
         empty_label=_("All tables"),
         error_messages={"invalid_choice": _("There is no such table.")},
+    )
+    venue = forms.ModelChoiceField(
+        label=_("Venue"),
+        queryset=Venue.objects.all(),
+        to_field_name="slug",
+        required=False,
+        empty_label=_("All venues"),
+        error_messages={"invalid_choice": _("There is no such venue.")},
     )
     season = forms.ModelChoiceField(
         label=_("Season"),
@@ -81,7 +89,9 @@ class StandingsFilterForm(forms.Form):
         # may put the table itself here once read (its mode picks the columns).
         self.fixed_table = table
         if table is not None:
+            # A table's venue is its own: no venue to choose either.
             del self.fields["table"]
+            del self.fields["venue"]
         # "from" is a Python keyword, so these two are added by name.
         for name, label in (("from", _("From")), ("to", _("To"))):
             self.fields[name] = day_field(label)
@@ -109,6 +119,7 @@ class StandingsFilterForm(forms.Form):
         rule, the fixed table or the one chosen."""
         cleaned = self.cleaned_data
         table: Table | None = self.fixed_table or cleaned.get("table")
+        venue: Venue | None = cleaned.get("venue")
         season: Season | None = cleaned.get("season")
         mode = cleaned.get("mode") or None
         wta = Table.Mode.WINNER_TAKES_ALL
@@ -116,6 +127,8 @@ class StandingsFilterForm(forms.Form):
         rule = season if season is not None and season.best_nights is not None else None
         return StandingsQuery(
             table_id=table.pk if table else None,
+            venue_id=venue.pk if venue else None,
+            venue_slug=venue.slug if venue else None,
             season_id=season.pk if season else None,
             date_from=season.first_day if season else cleaned.get("from"),
             date_to=season.last_day if season else cleaned.get("to"),

@@ -75,8 +75,12 @@ def _filters_html(form: StandingsFilterForm) -> str:
     render = partial(render_to_string, "matches/_form_fields.html", {"form": form})
     if not form.is_valid():
         return render()  # with its errors, never kept
+    choices = league_standings.filter_choices()
+    if len(choices.venues) < 2 and "venue" in form.fields and not form.cleaned_data.get("venue"):
+        # A league of one pub sees no venue choice (the parameter still reads).
+        del form.fields["venue"]
     shown = [str(form[name].value()) for name in form.fields]
-    return cached(form_key("filters", league_standings.filter_choices(), shown), render)
+    return cached(form_key("filters", choices, shown), render)
 
 
 def _mode_links(request: HtmxHttpRequest, form: StandingsFilterForm) -> list[tuple[str, str, bool]]:
@@ -113,6 +117,7 @@ def standings(request: HtmxHttpRequest, table_id: int | None = None) -> HttpResp
     rows_html = _standing_rows_html(request, filters, table_id) if filters else ""
     filters_html = _filters_html(form)
     context = {"form": form, "filters_html": filters_html, "rows_html": rows_html, "table": table}
+    context["venue"] = form.cleaned_data.get("venue") if form.is_valid() else None
     # What the standings shown are of (their columns and notes); None for a form in error.
     context["filters"] = filters
     # Rows show ratings: a form in error shows none.
@@ -157,6 +162,7 @@ def standings_csv(request: HtmxHttpRequest) -> HttpResponse:
         date_from=query.date_from if query.season_id is None else None,
         date_to=query.date_to if query.season_id is None else None,
         mode=query.mode,
+        venue=query.venue_slug,
     )
     lines = (standings_csv_row(row, rated.get(row.player_id)) for row in rows)
     return csv_response(filename, STANDINGS_CSV_HEADER, lines)
