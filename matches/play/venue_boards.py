@@ -87,7 +87,9 @@ def venue_board(*, state: VenueState, now: datetime.datetime | None = None) -> V
 def _read(state: VenueState, now: datetime.datetime | None) -> VenueBoard:
     if not state.any_open:
         totals = tonight.tables_tonight(tables=state.tables, now=now)
-        shown = [TableTonight(table, totals[table.pk]) for table in state.tables if totals[table.pk]]
+        shown = [
+            TableTonight(table, totals[table.pk]) for table in state.tables if totals[table.pk]
+        ]
         return VenueBoard(state, [], shown)
     tables = state.tables
     ids = [table.pk for table in tables]
@@ -114,6 +116,8 @@ def _read(state: VenueState, now: datetime.datetime | None) -> VenueBoard:
         match = matches.get(table.pk)
         standing, out = standing_and_out(seats.get(match.pk, []) if match else [])
         boards.append(
-            Board(table=table, match=match, standing=standing, out=out, result=results.get(table.pk))
+            Board(
+                table=table, match=match, standing=standing, out=out, result=results.get(table.pk)
+            )
         )
     return VenueBoard(state, boards, [])

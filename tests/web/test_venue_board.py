@@ -51,7 +51,9 @@ class TestTheBoardShowsEveryOpenTable:
         assert response.status_code == 200
         shown = cards(response.content.decode())
         assert list(shown) == ["Front bar", "Back room"]  # launch order
-        assert shown["Front bar"] == "Front bar Match 1 Ann Di Out 4th Cy 3rd Bob"  # first out first
+        assert (
+            shown["Front bar"] == "Front bar Match 1 Ann Di Out 4th Cy 3rd Bob"
+        )  # first out first
         assert shown["Back room"] == "Back room Match 1 Eve Fay Out Gus"
         assert "2 tables open" in text(response.content.decode())
 
@@ -107,11 +109,15 @@ class TestPollsAndQueries:
         front = make_table(host=host, name="Front bar", players=["Ann", "Bob", "Cy"])
         client = Client()
         tag = client.get(board_url(first_venue()), **HTMX)["ETag"]
-        assert client.get(board_url(first_venue()), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+        assert (
+            client.get(board_url(first_venue()), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+        )
         anchor_host = make_host("anchor", venue=other_venue("The Anchor"))
         anchor = make_table(host=anchor_host, name="Anchor bar", players=["Xan", "Yul", "Zed"])
         tap(anchor, "Zed")
-        assert client.get(board_url(first_venue()), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+        assert (
+            client.get(board_url(first_venue()), HTTP_IF_NONE_MATCH=tag, **HTMX).status_code == 304
+        )
         tap(front, "Cy")
         moved = client.get(board_url(first_venue()), HTTP_IF_NONE_MATCH=tag, **HTMX)
         assert moved.status_code == 200 and moved["ETag"] != tag
@@ -124,7 +130,9 @@ class TestPollsAndQueries:
         self, host, count, django_assert_num_queries
     ):
         for number in range(count):
-            table = make_table(host=host, name=f"Table {number}", players=["Ann", "Bob", "Cy", "Di"])
+            table = make_table(
+                host=host, name=f"Table {number}", players=["Ann", "Bob", "Cy", "Di"]
+            )
             tap(table, "Di")
             for name in ("Cy", "Bob"):
                 tap(table, name)  # match 1 filed: a last result at every table
