@@ -67,6 +67,11 @@ urlpatterns = [
     ),
     # A venue's TV for the season, and its standings for the pub's own website to frame.
     path("venues/<slug:slug>/board/", views_venue_screens.venue_board, name="venue_board"),
+    path(
+        "venues/<slug:slug>/standings/embed/",
+        views_venue_screens.venue_standings_embed,
+        name="venue_standings_embed",
+    ),
     path("standings/", views_standings.standings, name="standings"),
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),
     path("results.csv", views_standings.league_results_csv, name="results_csv"),
