@@ -11,14 +11,14 @@ from typing import cast
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.core import serializers
 from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Model, Q
+from django.db import connection, transaction
+from django.db.models import BigIntegerField, Case, F, Field, Model, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import Match, Player, PlayerMerge, RatingChange, Seat, Tap
+from matches.models import AllTimeTotal, Match, Player, PlayerMerge, RatingChange, Seat, Tap
 from matches.org.hosts import User, require_host
 from matches.ratings import schedule
 from matches.results import tallies
@@ -82,8 +82,24 @@ def player_pages_refresh(player_ids: list[int]) -> None:
     # Names appear on cached standings and on every page of the tables they sat at: their
     # versions move, so no kept rendering or 304 answers for them, and so does the standings
     # stamp (standings, ratings, player pages, seasons).
-    tables_bump(player_ids=player_ids)
+    tables_bump(table_ids=players_tables(player_ids))
     standings_changed()
+
+
+def players_tables(player_ids: list[int]) -> set[int]:
+    """Every table these players sat at: each table of their filed matches has its all-time
+    total (one row per player and table, written with every filing), and the matches not
+    filed (open or discarded: few) are found by the status index."""
+    # Not through every seat: a long career's seats, joined to their matches, made
+    # PostgreSQL read every match of the league (tens of ms in a merge).
+    tables = set(
+        AllTimeTotal.objects.filter(player_id__in=player_ids).values_list("table_id", flat=True)
+    )
+    # Every status but filed, named: "not filed" reads every match.
+    others = [status for status in Match.Status if status != Match.Status.FILED]
+    unfiled = Seat.objects.filter(player_id__in=player_ids, match__status__in=others)
+    tables.update(unfiled.values_list("match__table_id", flat=True).order_by().distinct())
+    return tables
 
 
 def player_name_clean(name: str) -> str:
@@ -168,6 +184,32 @@ def _chunks(ids: Sequence[int]) -> list[list[int]]:
     return [list(ids[i : i + ID_CHUNK]) for i in range(0, len(ids), ID_CHUNK)]
 
 
+def _players_moved(model: type[Seat | Tap], *, keep_id: int, drop_id: int) -> list[int]:
+    """Give keep every seat or tap of drop; their ids, in order (what the merge keeps)."""
+    # One statement that says which rows it moved (RETURNING: SQLite 3.35+, PostgreSQL),
+    # where reading the ids first read every one of drop's rows twice.
+    qn = connection.ops.quote_name
+    table = qn(model._meta.db_table)
+    # Concrete fields always have a column (the stubs allow None for any field).
+    player, pk = (
+        qn(cast("str", cast("Field", model._meta.get_field(name)).column))
+        for name in ("player", "id")
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {player} = %s WHERE {player} = %s RETURNING {pk}",  # noqa: S608 (names from the model, values as parameters)
+            [keep_id, drop_id],
+        )
+        return sorted(pk for (pk,) in cursor.fetchall())
+
+
+def _swapped(field: str, *, keep: Player, drop: Player) -> Case:
+    """A match's player in field, keep where it was drop (for an UPDATE)."""
+    return Case(
+        When(**{field: drop}, then=Value(keep.pk)), default=F(field), output_field=BigIntegerField()
+    )
+
+
 def _log(by: User, obj: Model, flag: int, message: str) -> None:
     """One line of the admin's history of obj, naming who did it."""
     LogEntry.objects.log_actions(
@@ -204,19 +246,23 @@ def player_merge(
             shown=keep.shown_name(real=False),
         )
     player_pages_refresh([keep.pk, drop.pk])
+    # The record keeps exactly the seats and taps that moved, for the undo.
+    seat_ids = _players_moved(Seat, keep_id=keep.pk, drop_id=drop.pk)
+    tap_ids = _players_moved(Tap, keep_id=keep.pk, drop_id=drop.pk)
     record = PlayerMerge.objects.create(
         kept=keep,
         absorbed_id=drop.pk,
         absorbed_name=drop.name,
         absorbed=json.loads(serializers.serialize("json", [drop]))[0]["fields"],
-        seat_ids=list(Seat.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
-        tap_ids=list(Tap.objects.filter(player=drop).order_by("pk").values_list("pk", flat=True)),
+        seat_ids=seat_ids,
+        tap_ids=tap_ids,
         merged_by_id=cast("int", by.pk),
     )
-    Seat.objects.filter(player=drop).update(player=keep)
-    Tap.objects.filter(player=drop).update(player=keep)
-    Match.objects.filter(winner=drop).update(winner=keep)
-    Match.objects.filter(first_dealer=drop).update(first_dealer=keep)
+    # One statement for both: a match drop won and dealt first is rewritten once.
+    Match.objects.filter(Q(winner=drop) | Q(first_dealer=drop)).update(
+        winner=_swapped("winner", keep=keep, drop=drop),
+        first_dealer=_swapped("first_dealer", keep=keep, drop=drop),
+    )
     # Not moved: the replay below writes keep's rating change of every match of the merged
     # career, numbered along it, from its first. Deleting them is cheaper than moving them,
     # which rewrote every row and its index entries.
