@@ -43,9 +43,12 @@ Send = Callable[[dict], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 # What each followed page shows, by route name: its table's state (the table id from the
-# URL), whether the league's changes move it too, or (home) every change anywhere.
-TABLE, LEAGUE, ANY = "table", "league", "any"
+# URL), a venue's tables (the venue's slug from the URL: every table there, and a table
+# launched there, which moves the league), whether the league's changes move it too, or
+# (home) every change anywhere.
+TABLE, VENUE, LEAGUE, ANY = "table", "venue", "league", "any"
 FOLLOWED = {
+    "matches:venue_board": (VENUE, True),
     "matches:table": (TABLE, False),
     "matches:tv": (TABLE, True),
     "matches:tonight": (TABLE, True),
@@ -66,6 +69,9 @@ READ_SECONDS_POSTGRES = 15.0
 RENDERS = 2
 # Page variants one process follows; past it a new one polls.
 CHANNELS_MAX = 2000
+# Tables whose venue this process remembers (a table's venue never changes); past it the
+# memory starts afresh.
+VENUES_KNOWN_MAX = 100_000
 
 
 def follows(path: str) -> bool:
@@ -124,17 +130,27 @@ class Channel:
     scope: str
     table_id: int | None
     with_league: bool
+    venue_slug: str | None = None
+    venue_id: int | None = None  # read on the first stream (None until then, or no venue)
     subscribers: set[Subscriber] = field(default_factory=set)
     frame: bytes | None = None
     tag: str | None = None
     rendering: asyncio.Task | None = None
     dirty: bool = False
 
-    def follows(self, change: changes.Change) -> bool:
+    def follows(self, change: changes.Change, venue_of: dict[int, int]) -> bool:
+        """Whether change may move this page; venue_of: the venue of each table it names
+        (a venue's page asks)."""
         if change.everything or self.scope == ANY:
             return True
         if change.league and self.with_league:
             return True
+        if self.scope == VENUE:
+            if self.venue_id is None:  # not read yet: any table may be the venue's
+                return bool(change.tables or change.venues)
+            if self.venue_id in change.venues:
+                return True
+            return any(venue_of.get(pk) == self.venue_id for pk in change.tables)
         return self.table_id is not None and self.table_id in change.tables
 
 
@@ -152,6 +168,8 @@ class Hub:
         self.render_slots: asyncio.Semaphore | None = None
         self.reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="brag-versions")
         self.last_versions: changes.Versions | None = None
+        # The venue of each table a change named, for the venues' boards.
+        self.venue_of: dict[int, int] = {}
 
     # --- The streams -----------------------------------------------------------------
 
@@ -167,6 +185,8 @@ class Hub:
         del admitted
         self._join(channel, subscriber)
         try:
+            if channel.venue_slug is not None and channel.venue_id is None:
+                channel.venue_id = await self._venue_id(channel.venue_slug)
             # A new channel, or a page that saw another state (perhaps a newer one, on
             # another server), is rendered now: never an older state than it had.
             if channel.frame is None or (last_id is not None and last_id != channel.tag):
@@ -233,7 +253,7 @@ class Hub:
             scheme = request.scheme or "http"
             channel = Channel(
                 key, page, query, language, host.encode("idna"), scheme, scope_name, table_id,
-                with_league,
+                with_league, match.kwargs.get("slug") if scope_name == VENUE else None,
             )  # fmt: skip
             self.channels[key] = channel
         return channel, Subscriber(address), request.META.get("HTTP_LAST_EVENT_ID")
@@ -309,9 +329,40 @@ class Hub:
             loop.call_soon_threadsafe(self.changed, change, context=contextvars.Context())
 
     def changed(self, change: changes.Change) -> None:
+        if change.everything or len(self.venue_of) > VENUES_KNOWN_MAX:
+            self.venue_of.clear()  # a restore may bring other tables under these ids
+        # Tables whose venue is not known yet: the venues' boards wait for one small read.
+        unknown = change.tables - self.venue_of.keys()
+        deferred = False
         for channel in list(self.channels.values()):
-            if channel.follows(change):
+            if channel.scope == VENUE and unknown and not channel.follows(change, {}):
+                deferred = True
+            elif channel.follows(change, self.venue_of):
                 self._render_soon(channel)
+        if deferred:
+            _detached(self._changed_at_venues(change, unknown))
+
+    async def _changed_at_venues(self, change: changes.Change, unknown: frozenset[int]) -> None:
+        """The venues' boards a change moves, once the venues of its tables are read."""
+        loop = asyncio.get_running_loop()
+        try:
+            found = await loop.run_in_executor(self.reader, _table_venues, unknown)
+        except Exception:
+            log.exception("Could not read the changed tables' venues")
+            found = {}
+        self.venue_of.update(found)
+        lost = len(found) < len(unknown)  # a table not read (gone, or the read failed)
+        for channel in list(self.channels.values()):
+            if channel.scope == VENUE and (lost or channel.follows(change, self.venue_of)):
+                self._render_soon(channel)
+
+    async def _venue_id(self, slug: str) -> int | None:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.reader, _venue_id, slug)
+        except Exception:
+            log.exception("Could not read the venue of a stream")
+            return None
 
     async def _caught_up(self) -> None:
         self.changed(changes.Change(everything=True))
@@ -325,8 +376,9 @@ class Hub:
                 self.last_versions = None
                 continue
             ids = {c.table_id for c in self.channels.values() if c.table_id is not None}
+            venues = {c.venue_id for c in self.channels.values() if c.venue_id is not None}
             try:
-                now = await loop.run_in_executor(self.reader, _read_versions, ids)
+                now = await loop.run_in_executor(self.reader, _read_versions, ids, venues)
             except Exception:
                 log.exception("Could not read the followed versions")
                 continue
@@ -335,7 +387,7 @@ class Hub:
             before = self.last_versions or changes.Versions(now.epoch, -1, {})
             self.last_versions = now
             change = now.changes_since(before)
-            if change.everything or change.league or change.tables:
+            if change.everything or change.league or change.tables or change.venues:
                 self.changed(change)
 
     async def _refresh_all(self) -> None:
@@ -480,9 +532,19 @@ def _ping() -> bytes:
     return frame("ping", str(int(time.time() * 1000)))
 
 
-def _read_versions(ids: set[int]) -> changes.Versions:
+def _read_versions(ids: set[int], venues: set[int]) -> changes.Versions:
     close_old_connections()  # a connection the database dropped, or past its age
-    return changes.versions(ids)
+    return changes.versions(ids, venues)
+
+
+def _table_venues(ids: frozenset[int]) -> dict[int, int]:
+    close_old_connections()
+    return changes.table_venues(ids)
+
+
+def _venue_id(slug: str) -> int | None:
+    close_old_connections()
+    return changes.venue_id(slug)
 
 
 async def _disconnected(receive: Receive) -> None:

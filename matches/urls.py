@@ -20,6 +20,7 @@ from matches.web.views import streams as views_streams
 from matches.web.views import tables as views_tables
 from matches.web.views import tonight as views_tonight
 from matches.web.views import tv as views_tv
+from matches.web.views import venue_screens as views_venue_screens
 
 app_name = "matches"
 
@@ -63,6 +64,13 @@ urlpatterns = [
         "tables/<id:table_id>/results.csv",
         views_history.table_results_csv,
         name="table_results_csv",
+    ),
+    # A venue's TV for the season, and its standings for the pub's own website to frame.
+    path("venues/<slug:slug>/board/", views_venue_screens.venue_board, name="venue_board"),
+    path(
+        "venues/<slug:slug>/standings/embed/",
+        views_venue_screens.venue_standings_embed,
+        name="venue_standings_embed",
     ),
     path("standings/", views_standings.standings, name="standings"),
     path("standings.csv", views_standings.standings_csv, name="standings_csv"),

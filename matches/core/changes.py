@@ -11,7 +11,7 @@ transaction, and the news goes out only when that transaction commits:
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
@@ -26,11 +26,13 @@ _PAYLOAD_MAX = 7000
 @dataclass(frozen=True, slots=True)
 class Change:
     """What one committed write moved: these tables' versions, the league's, or (a restore,
-    a payload too long to name) everything."""
+    a payload too long to name) everything. venues: venues whose tables moved, as a read of
+    versions finds them (a write names its tables only; a venue's board maps them)."""
 
     tables: frozenset[int] = frozenset()
     league: bool = False
     everything: bool = False
+    venues: frozenset[int] = frozenset()
 
     def touches(self, table_id: int | None) -> bool:
         """Whether a page following table_id (None: a league page) may show something new."""
@@ -113,19 +115,24 @@ def _tell(change: Change) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Versions:
-    """The league's stamp (restore epoch and version) and the version of each table asked
-    for that exists: two of these differ exactly where something changed."""
+    """The league's stamp (restore epoch and version), the version of each table asked
+    for that exists, and of each venue asked for its tables' count and summed versions
+    (versions only grow, so the pair moves with any write at the venue and with a table
+    launched there): two of these differ exactly where something changed."""
 
     epoch: str
     league: int
     tables: dict[int, int]
+    venues: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def changes_since(self, before: "Versions") -> Change:
         if self.epoch != before.epoch:
             return Change(everything=True)
         moved = {pk for pk, version in self.tables.items() if before.tables.get(pk) != version}
         moved |= before.tables.keys() - self.tables.keys()
-        return Change(frozenset(moved), self.league != before.league)
+        venues = {pk for pk, state in self.venues.items() if before.venues.get(pk) != state}
+        venues |= before.venues.keys() - self.venues.keys()
+        return Change(frozenset(moved), self.league != before.league, venues=frozenset(venues))
 
 
 # One statement for the stamp and the tables (a row each, the stamp's with no table id):
@@ -136,11 +143,19 @@ _VERSIONS_SQL = (
 )
 
 
-def versions(table_ids: Iterable[int]) -> Versions:
-    """One read: the stamp and the versions of these tables (a closed connection is opened;
-    the read autocommits)."""
+# A venue's tables: how many, and their versions summed (a venue's board follows them all).
+_VENUE_VERSIONS_SQL = (
+    'SELECT "venue_id", COUNT(*), SUM("version") FROM "matches_table"'
+    ' WHERE "venue_id" IN ({ids}) GROUP BY "venue_id"'
+)
+
+
+def versions(table_ids: Iterable[int], venue_ids: Iterable[int] = ()) -> Versions:
+    """One read (two with venues): the stamp, the versions of these tables and the state of
+    these venues' tables (a closed connection is opened; the reads autocommit)."""
     ids = sorted({int(pk) for pk in table_ids}) or [0]
-    epoch, league, tables = "0", 0, {}
+    venue_list = sorted({int(pk) for pk in venue_ids})
+    epoch, league, tables, venues = "0", 0, {}, {}
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(_VERSIONS_SQL.format(ids=", ".join(["%s"] * len(ids))), ids)
         for table_id, stamp_epoch, version in cursor.fetchall():
@@ -148,7 +163,30 @@ def versions(table_ids: Iterable[int]) -> Versions:
                 epoch, league = str(stamp_epoch), version
             else:
                 tables[table_id] = version
-    return Versions(epoch, league, tables)
+        if venue_list:
+            marks = ", ".join(["%s"] * len(venue_list))
+            cursor.execute(_VENUE_VERSIONS_SQL.format(ids=marks), venue_list)
+            venues = {pk: (count, int(total)) for pk, count, total in cursor.fetchall()}
+    return Versions(epoch, league, tables, venues)
+
+
+def table_venues(table_ids: Iterable[int]) -> dict[int, int]:
+    """The venue of each of these tables that exists (a table's venue never changes)."""
+    ids = sorted({int(pk) for pk in table_ids})
+    if not ids:
+        return {}
+    marks = ", ".join(["%s"] * len(ids))
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(f'SELECT "id", "venue_id" FROM "matches_table" WHERE "id" IN ({marks})', ids)  # noqa: S608
+        return dict(cursor.fetchall())
+
+
+def venue_id(slug: str) -> int | None:
+    """The id of the venue with this slug, if there is one."""
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute('SELECT "id" FROM "matches_venue" WHERE "slug" = %s', [slug])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
 
 
 def listens() -> bool:

@@ -56,10 +56,10 @@ def current_match(*, table: Table) -> CurrentMatch:
     """The open match, its standing seats in seating order, and who is out, first out first."""
     match = table.matches.open().select_related("first_dealer").first()
     seats = list(match.seats.select_related("player")) if match else []
-    return CurrentMatch(match, *_standing_and_out(seats))
+    return CurrentMatch(match, *standing_and_out(seats))
 
 
-def _standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
+def standing_and_out(seats: list[Seat]) -> tuple[list[Seat], list[Seat]]:
     """Who stands, in the order given, and who is out, first out first."""
     standing = [seat for seat in seats if seat.place is None]
     out = sorted(
@@ -171,7 +171,7 @@ def board_after_undo(
     latest (with its match) and the latest filed matches (recent_filed) as the undo found
     them. Reads nothing mid-match; after taking back a match's first tap, what table_board
     reads then (the result card's seats; whether undoing on would drop a roster change)."""
-    standing, out = _standing_and_out(seats)
+    standing, out = standing_and_out(seats)
     return _board(
         table=table,
         match=match,
@@ -198,7 +198,7 @@ def board_after_tap(
     the latest filed matches (recent_filed) as the tap found them. Reads nothing."""
     crowned = next_match is not None
     match, board_seats = (next_match, next_seats or []) if crowned else (tap.match, seats)
-    standing, out = _standing_and_out(board_seats)
+    standing, out = standing_and_out(board_seats)
     return Board(
         table=table,
         match=match,

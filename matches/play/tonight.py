@@ -179,18 +179,22 @@ def tonight_with(
     return _sorted(mode, totals)
 
 
+def tables_tonight(
+    *, tables: Iterable[Table], now: datetime.datetime | None = None
+) -> dict[int, list[TonightRow]]:
+    """Tonight's totals at each of a list of tables, leader first, as table_tonight reads
+    them (one query for all of them)."""
+    tables = list(tables)
+    by_table: dict[int, list[dict]] = {table.pk: [] for table in tables}
+    for row in _rows(by_table, now):
+        by_table[row["match__table_id"]].append(row)
+    return {table.pk: _ordered(table.mode, by_table[table.pk]) for table in tables}
+
+
 def tonight_leaders(
     *, tables: Iterable[Table], now: datetime.datetime | None = None
 ) -> dict[int, list[TonightRow]]:
     """Each table's leaders tonight (more than one when the lead is shared), for a list of
     tables (one query for all of them)."""
-    tables = list(tables)
-    by_table: dict[int, list[dict]] = {table.pk: [] for table in tables}
-    for row in _rows(by_table, now):
-        by_table[row["match__table_id"]].append(row)
-    leaders = {}
-    for table in tables:
-        ordered = _ordered(table.mode, by_table[table.pk])
-        if ordered:
-            leaders[table.pk] = [row for row in ordered if row.leads]
-    return leaders
+    totals = tables_tonight(tables=tables, now=now)
+    return {pk: [row for row in rows if row.leads] for pk, rows in totals.items() if rows}

@@ -42,6 +42,8 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["season_id"] = Season.objects.first().pk
     if "merge_id" in pattern.pattern.converters:
         kwargs["merge_id"] = 1  # none exists: refused all the same
+    if "slug" in pattern.pattern.converters:
+        kwargs["slug"] = table.venue.slug
     return reverse(f"matches:{pattern.name}", kwargs=kwargs)
 
 
