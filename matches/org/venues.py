@@ -207,6 +207,7 @@ class VenueHost:
     username: str
     display_name: str  # what the public sees ("host" when they chose none)
     kind: str
+    role: str  # the kind as the reader's language says it
     is_organiser: bool
 
 
@@ -223,6 +224,7 @@ def venue_hosts(*, venue_id: int) -> list[VenueHost]:
             username=role.user.get_username(),
             display_name=public_host_name(role.user),
             kind=role.kind,
+            role=role.get_kind_display(),
             is_organiser=bool(role.user.is_superuser and role.user.is_active),
         )
         for role in roles

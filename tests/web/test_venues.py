@@ -224,6 +224,7 @@ class TestInvite:
         shown = client.get(response["Location"])
         body = shown.content.decode()
         assert "It is shown only now, works once, and expires on:" in text(shown)
+        assert "no-store" in shown["Cache-Control"]
         link = re.search(r'id="invitation-link" readonly value="([^"]+)"', body)[1]
         token = link.rsplit("/", 2)[-2]
         assert link == f"http://testserver/invitations/{token}/"

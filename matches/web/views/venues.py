@@ -9,7 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.cache import patch_cache_control
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from matches.core.errors import Refusal, RuleError
@@ -109,7 +111,11 @@ def venue_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "hosts": venues.venue_hosts(venue_id=venue.pk) if manages else [],
         "new_invitation": new_invitation,
     }
-    return render(request, "matches/venue.html", context)
+    response = render(request, "matches/venue.html", context)
+    if new_invitation is not None:
+        # The working link exists only on this page: no cache keeps a copy.
+        patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 def _settings(
@@ -254,6 +260,7 @@ def _gone(request: HtmxHttpRequest, error: RuleError) -> HttpResponse:
     return render(request, "matches/invitation_gone.html", {"error": error}, status=status)
 
 
+@never_cache
 @require_http_methods(["GET", "POST"])
 def invitation(request: HtmxHttpRequest, token: str) -> HttpResponse:
     """A newcomer makes their account here and joins the venue; a logged-in host accepts."""
