@@ -17,7 +17,7 @@ from django.utils import timezone
 from matches.models import HostInvitation, HostProfile, Table, Venue, VenueRole
 from matches.org import hosts
 from tests.clients import FormClient
-from tests.factories import first_venue, make_host, make_table, other_venue
+from tests.factories import first_venue, make_host, make_table, other_venue, venue_roles_form
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
@@ -580,3 +580,31 @@ class TestAdmin:
         page = league.client("organiser").get(url).content.decode()
         assert "Venue roles" in page
         assert f'<option value="{league.pub.pk}" selected>Our pub</option>' in page
+
+    def test_a_role_added_in_the_admin_is_in_the_users_history(self, league):
+        url = reverse("admin:auth_user_change", args=[league.host.pk])
+        data = {
+            "username": "hal",
+            "is_active": "on",
+            "date_joined_0": "2026-12-01",
+            "date_joined_1": "20:00:00",
+            "host_profile-TOTAL_FORMS": "0",
+            "host_profile-INITIAL_FORMS": "0",
+            "host_profile-MIN_NUM_FORMS": "0",
+            "host_profile-MAX_NUM_FORMS": "1",
+            "_save": "Save",
+            **venue_roles_form(league.host),
+        }
+        data |= {
+            "venue_roles-TOTAL_FORMS": "2",
+            "venue_roles-1-user": str(league.host.pk),
+            "venue_roles-1-venue": str(league.anchor.pk),
+            "venue_roles-1-kind": "manager",
+        }
+        response = league.client("organiser").post(url, data)
+        assert response.status_code == 302
+        kinds = dict(league.host.venue_roles.values_list("venue__slug", "kind"))
+        assert kinds == {league.pub.slug: "host", "the-anchor": "manager"}
+        entry = LogEntry.objects.get(object_id=str(league.host.pk))
+        assert entry.user_id == league.organiser.pk
+        assert "Added venue role “hal @ The Anchor: manager”." in entry.get_change_message()
