@@ -608,3 +608,17 @@ class TestAdmin:
         entry = LogEntry.objects.get(object_id=str(league.host.pk))
         assert entry.user_id == league.organiser.pk
         assert "Added venue role “hal @ The Anchor: manager”." in entry.get_change_message()
+
+
+class TestPortuguese:
+    def test_the_venue_page_and_its_refusals_read_in_portuguese(self, league):
+        pt = {"HTTP_ACCEPT_LANGUAGE": "pt"}
+        client = league.client("manager")
+        page = text(client.get(reverse("matches:venue", args=[league.pub.slug]), **pt))
+        assert "Classificação em Our pub" in page
+        assert "Retirar hal" in page and "Convidar um anfitrião" in page
+        refused = league.client("host").post(
+            reverse("matches:venue_invite", args=[league.pub.slug]), **pt
+        )
+        assert refused.status_code == 403
+        assert "Só os gerentes de Our pub e o organizador podem fazer isto" in text(refused)
