@@ -115,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "matches.web.context_processors.player_names",
+                "matches.web.context_processors.venues_link",
             ],
         },
     },

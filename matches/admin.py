@@ -19,6 +19,7 @@ from matches.models import (
     StandingsStamp,
     Table,
     Tap,
+    VenueRole,
 )
 from matches.play.services.tables import table_name_clean
 from matches.ratings.schedule import first_filed_position
@@ -61,8 +62,17 @@ class HostProfileInline(admin.StackedInline):
     max_num = 1
 
 
+class VenueRoleInline(admin.TabularInline):
+    """Where the user hosts or manages: a change here is in the user's admin history, as
+    the venue pages' own changes are (org.venues)."""
+
+    model = VenueRole
+    extra = 0
+    fields = ["venue", "kind"]
+
+
 class HostAdmin(UserAdmin):
-    inlines = [*UserAdmin.inlines, HostProfileInline]
+    inlines = [*UserAdmin.inlines, HostProfileInline, VenueRoleInline]
 
 
 admin.site.unregister(get_user_model())

@@ -21,6 +21,7 @@ from matches.web.views import tables as views_tables
 from matches.web.views import tonight as views_tonight
 from matches.web.views import tv as views_tv
 from matches.web.views import venue_screens as views_venue_screens
+from matches.web.views import venues as views_venues
 
 app_name = "matches"
 
@@ -112,6 +113,34 @@ urlpatterns = [
     path("rules/", views_rules.rules, name="rules"),
     path("rules/showdown/", views_rules.showdown_page, name="showdown"),
     path("api/showdown/", views_rules.api_showdown, name="api_showdown"),
+    # Venues, their hosts, and the invitation link a new host follows.
+    path("venues/", views_venues.venue_list, name="venues"),
+    path("venues/new/", views_venues.venue_new, name="venue_new"),
+    path("venues/<slug:slug>/", views_venues.venue_detail, name="venue"),
+    path("venues/<slug:slug>/settings/", views_venues.venue_settings, name="venue_settings"),
+    path("venues/<slug:slug>/rename/", views_venues.venue_rename, name="venue_rename"),
+    path(
+        "venues/<slug:slug>/frame-origins/",
+        views_venues.venue_frame_origins,
+        name="venue_frame_origins",
+    ),
+    path("venues/<slug:slug>/invitations/", views_venues.venue_invite, name="venue_invite"),
+    path(
+        "venues/<slug:slug>/hosts/<id:user_id>/remove/",
+        views_venues.venue_host_remove,
+        name="venue_host_remove",
+    ),
+    path(
+        "venues/<slug:slug>/hosts/<id:user_id>/manager/",
+        views_venues.venue_manager_grant,
+        name="venue_manager_grant",
+    ),
+    path(
+        "venues/<slug:slug>/hosts/<id:user_id>/organiser/",
+        views_venues.organiser_grant,
+        name="organiser_grant",
+    ),
+    path("invitations/<str:token>/", views_venues.invitation, name="invitation"),
     # The seat picker's search (hosts only).
     path("api/players/search/", views_seating.api_player_search, name="api_player_search"),
 ]

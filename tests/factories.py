@@ -157,3 +157,22 @@ def everything_kept() -> tuple:
         tuple(DailyTally.objects.order_by("pk").values_list("pk", *counts)),
         tuple(AllTimeTotal.objects.order_by("pk").values_list("pk", *counts)),
     )
+
+
+def venue_roles_form(user) -> dict[str, str]:
+    """The user admin's venue roles inline as its page posts it back: the roles unchanged."""
+    roles = list(VenueRole.objects.filter(user=user).order_by("pk"))
+    data = {
+        "venue_roles-TOTAL_FORMS": str(len(roles)),
+        "venue_roles-INITIAL_FORMS": str(len(roles)),
+        "venue_roles-MIN_NUM_FORMS": "0",
+        "venue_roles-MAX_NUM_FORMS": "1000",
+    }
+    for i, role in enumerate(roles):
+        data |= {
+            f"venue_roles-{i}-id": str(role.pk),
+            f"venue_roles-{i}-user": str(user.pk),
+            f"venue_roles-{i}-venue": str(role.venue_id),
+            f"venue_roles-{i}-kind": role.kind,
+        }
+    return data

@@ -45,6 +45,11 @@ class Refusal(StrEnum):
     NIGHT_CLOSED = "night_closed"
     # Merging players: the host did not confirm that a hidden record's results go public.
     MERGE_SHOWS_HIDDEN = "merge_shows_hidden"
+    # Venues, their hosts and invitations (org/venues.py).
+    NOT_ORGANISER = "not_organiser"  # a write only the league's organiser may make
+    NOT_VENUE_MANAGER = "not_venue_manager"  # a write only the venue's managers may make
+    INVITATION_UNKNOWN = "invitation_unknown"
+    INVITATION_SPENT = "invitation_spent"  # expired, or already used
 
 
 class RuleError(Exception):

@@ -233,9 +233,7 @@ class TableSummary:
     leaders: "list[tonight.TonightRow]"  # more than one when the lead is shared
 
 
-def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSummary]]:
-    """Open tables (newest first) with their match, players standing and tonight's leader;
-    then closed tables, most recently closed first. A fixed four queries."""
+def _tables_with_counts():
     open_match = Match.objects.filter(table=OuterRef("pk"), status=Match.Status.OPEN)
     standing = (
         Seat.objects.filter(match__table=OuterRef("pk"), match__status=Match.Status.OPEN)
@@ -244,9 +242,15 @@ def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSumma
         .annotate(n=Count("id"))
         .values("n")[:1]
     )
-    tables = Table.objects.annotate(
+    return Table.objects.annotate(
         match_number=Subquery(open_match.values("number")[:1]), standing=Subquery(standing)
     )
+
+
+def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSummary]]:
+    """Open tables (newest first) with their match, players standing and tonight's leader;
+    then closed tables, most recently closed first. A fixed four queries."""
+    tables = _tables_with_counts()
     open_tables = list(tables.filter(closed_at__isnull=True).order_by("-created_at")[:limit])
     closed = list(tables.filter(closed_at__isnull=False).order_by("-closed_at", "-id")[:limit])
     leaders = tonight.tonight_leaders(tables=open_tables)
@@ -255,6 +259,15 @@ def home_tables(*, limit: int = 50) -> tuple[list[TableSummary], list[TableSumma
         return TableSummary(table, table.match_number, table.standing, leaders.get(table.pk, []))
 
     return [summary(t) for t in open_tables], [summary(t) for t in closed]
+
+
+def venue_open_tables(*, venue_id: int, limit: int = 50) -> list[TableSummary]:
+    """A venue's open tables (newest first) as the home page lists them: a fixed number of
+    queries, however many tables."""
+    tables = _tables_with_counts().filter(venue_id=venue_id, closed_at__isnull=True)
+    open_tables = list(tables.order_by("-created_at")[:limit])
+    leaders = tonight.tonight_leaders(tables=open_tables)
+    return [TableSummary(t, t.match_number, t.standing, leaders.get(t.pk, [])) for t in open_tables]
 
 
 def standing_names(table_id: str, *, real_names: bool = False) -> list[str]:

@@ -15,7 +15,7 @@ from matches.models import (
 from matches.play.services.tables import table_close, table_reopen
 from matches.play.services.undo import table_undo_last
 from tests.clients import FormClient
-from tests.factories import make_host, make_table, open_match, tap
+from tests.factories import make_host, make_table, open_match, tap, venue_roles_form
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
@@ -185,6 +185,7 @@ class TestPublicAuditShowsNoUsernames:
             "host_profile-0-user": str(user.pk),
             "host_profile-0-display_name": display_name,
             "_save": "Save",
+            **venue_roles_form(user),
         }
         return client.post(reverse("admin:auth_user_change", args=[user.pk]), data)
 

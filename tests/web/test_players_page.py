@@ -78,18 +78,19 @@ class TestPlayersPage:
     ):
         url = reverse("matches:players")
         host_client.get(url)
-        # Session, user, the count, one page of players with their numbers.
-        with django_assert_num_queries(4):
+        # Session, user, the count, one page of players with their numbers, the host's venue
+        # roles (the menu's Venues link).
+        with django_assert_num_queries(5):
             small = host_client.get(url)
         Player.objects.bulk_create(
             Player(name=f"Player {n:03}", key=f"player {n:03}") for n in range(PLAYERS_PER_PAGE + 6)
         )
-        with django_assert_num_queries(4):
+        with django_assert_num_queries(5):
             first = host_client.get(url)
         assert len(rows(small.content.decode())) == 4
         assert len(rows(first.content.decode())) == PLAYERS_PER_PAGE
         assert "Page 1 of 2" in first.content.decode()
-        with django_assert_num_queries(4):  # searching: every name, then the page's rows
+        with django_assert_num_queries(5):  # searching: every name, then the page's rows
             second = host_client.get(url, {"q": "player", "page": 2}).content.decode()
         assert len(rows(second)) == 6
         assert 'href="?q=player&amp;page=1"' in second

@@ -44,6 +44,12 @@ def url_for(pattern: URLPattern, table: Table) -> str:
         kwargs["merge_id"] = 1  # none exists: refused all the same
     if "slug" in pattern.pattern.converters:
         kwargs["slug"] = table.venue.slug
+    if "user_id" in pattern.pattern.converters:
+        kwargs["user_id"] = table.created_by_id
+    if "token" in pattern.pattern.converters:
+        # An invitation is itself the credential: a known one lets anyone make an account
+        # (tests/web/test_venues.py); an unknown one is refused.
+        kwargs["token"] = "unknown"
     return reverse(f"matches:{pattern.name}", kwargs=kwargs)
 
 
