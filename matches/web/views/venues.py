@@ -20,7 +20,10 @@ from matches.org import venues
 from matches.org.hosts import is_host
 from matches.org.roles import is_organiser, may_manage_venue
 from matches.play import selectors
+from matches.results.standings import standings
 from matches.web.access import host_required
+from matches.web.caching.standings import cached
+from matches.web.caching.venues import embed_filters, venue_embed_key
 from matches.web.forms.venues import FrameOriginsForm, JoinForm, VenueForm
 from matches.web.htmx import HtmxHttpRequest
 
@@ -90,6 +93,21 @@ def venue_new(request: HtmxHttpRequest) -> HttpResponse:
     return _list(request, form, status=400)
 
 
+# How many of the venue's standings its page shows; the standings page has them all.
+LEADERS_SHOWN = 10
+
+
+def _venue_leaders(request: HtmxHttpRequest, slug: str) -> dict:
+    """The top of the venue's standings as its embed shows them (the same cached rows:
+    tonight's season, the mode played most, the public's names)."""
+    form = embed_filters(request, slug)
+    if not form.is_valid():
+        return {"rows": [], "wins_only": False}
+    query = form.query
+    rows = cached(venue_embed_key(request, slug), lambda: standings(query, real_names=False))
+    return {"rows": rows[:LEADERS_SHOWN], "wins_only": query.wins_only}
+
+
 @require_safe
 def venue_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     venue = _venue_or_404(slug)
@@ -103,8 +121,8 @@ def venue_detail(request: HtmxHttpRequest, slug: str) -> HttpResponse:
     context = {
         "venue": venue,
         "open_tables": selectors.venue_open_tables(venue_id=venue.pk),
-        # The venue's TV board and embed are another page's (matches:venue_board).
-        "board_url": f"/venues/{venue.slug}/board/",
+        "leaders": _venue_leaders(request, venue.slug),
+        "board_url": reverse("matches:venue_board", args=[venue.slug]),
         "standings_url": f"{reverse('matches:standings')}?venue={venue.slug}",
         "manages": manages,
         "organiser": is_organiser(request.user),
