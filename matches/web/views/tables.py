@@ -72,6 +72,8 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
         try:
             table = tables.table_launch(**form.service_kwargs(), by=request.user)
         except RuleError as error:
+            if error.code == Refusal.NOT_YOUR_VENUE:
+                raise PermissionDenied(error.message) from None
             form.add_error(None, error.message)
         else:
             return redirect("matches:table", table_id=table.pk)
@@ -173,6 +175,9 @@ def _written_or_refused(
         messages.error(request, feedback.refusal_message(error))
         response = tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
         if error.code == Refusal.NOT_YOUR_TABLE:
+            if not request.htmx:
+                # A redirect cannot be a 403: the refusal is the page itself.
+                raise PermissionDenied(error.message) from None
             response.status_code = 403  # another venue's table: read-only to this host
         return response
     if text := message(result):
