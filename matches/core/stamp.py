@@ -33,6 +33,8 @@ class Stamped:
     table: Table
     epoch: str
     league: int
+    # Whether the writing account holds a role at the table's venue (None: not asked).
+    hosted: bool | None = None
 
     @property
     def pk(self) -> int:
@@ -142,22 +144,30 @@ _BUMP_TABLE = (
     ' (SELECT s."version" FROM "matches_standingsstamp" s WHERE s."id" = 1) AS "league",'
     ' (SELECT v."version" FROM "matches_table" v WHERE v."id" = %s) AS "seen"'
 )
+# Whether an account holds a role at the table's venue: the write's right to the table, read
+# by the bump itself rather than by a statement of its own.
+_HOSTED_COLUMN = (
+    ', EXISTS (SELECT 1 FROM "matches_venuerole" r WHERE r."user_id" = %s'
+    ' AND r."venue_id" = "matches_table"."venue_id") AS "hosted"'
+)
 # PostgreSQL: the NOTIFY for the screens rides on the bump (delivered at commit).
 _NOTIFY_COLUMN = ', pg_notify(%s, %s) AS "notified"'
 _STAMP_SQL = 'SELECT "epoch", "version" FROM "matches_standingsstamp" WHERE "id" = 1'
 
 
-def table_bump_returning(*, table_id: int) -> Stamped | None:
+def table_bump_returning(*, table_id: int, user_id: int | None = None) -> Stamped | None:
     """Lock a table by moving its version on, in one statement that returns the row with the
     epoch and the league's version (the lock and the state the write leaves, without a
-    second round trip); None when there is no such table. A write refused after this raises
-    inside its transaction, so the bump is rolled back with it."""
+    second round trip), and whether user_id holds a role at its venue (when given); None
+    when there is no such table. A write refused after this raises inside its transaction,
+    so the bump is rolled back with it."""
     postgres = changes.listens()
+    sql, params = _BUMP_TABLE, list[object]([table_id, table_id])
+    if user_id is not None:
+        sql, params = sql + _HOSTED_COLUMN, [*params, user_id]
     if postgres:
-        sql = _BUMP_TABLE + _NOTIFY_COLUMN
-        params = [table_id, table_id, changes.CHANNEL, changes.payload(table_ids=[table_id])]
-    else:
-        sql, params = _BUMP_TABLE, [table_id, table_id]
+        sql += _NOTIFY_COLUMN
+        params += [changes.CHANNEL, changes.payload(table_ids=[table_id])]
     row = next(iter(Table.objects.raw(sql, params)), None)
     if row is None:
         return None
@@ -166,6 +176,10 @@ def table_bump_returning(*, table_id: int) -> Stamped | None:
     extra = cast(Any, row)
     epoch, league, seen = extra.epoch, extra.league, extra.seen
     del extra.epoch, extra.league, extra.seen  # the Stamped carries them, not the model
+    hosted = None
+    if user_id is not None:
+        hosted = bool(extra.hosted)
+        del extra.hosted
     if postgres:
         del extra.notified
     if seen < row.version - 1:
@@ -175,7 +189,7 @@ def table_bump_returning(*, table_id: int) -> Stamped | None:
             cursor.execute(_STAMP_SQL)
             stamp = cursor.fetchone()
         epoch, league = stamp if stamp is not None else (None, None)
-    return Stamped(row, _hex(epoch), league or 0)
+    return Stamped(row, _hex(epoch), league or 0, hosted)
 
 
 # Plain SQL for the two reads that are a poll's whole work: building the ORM query cost more

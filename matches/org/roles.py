@@ -4,7 +4,7 @@ manager runs one or more venues: their hosts and their tables. A venue host laun
 tables at their venues only; everywhere else they read as a spectator does. Every write checks
 these here, whatever page or program sent it."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext_lazy as _
@@ -27,8 +27,10 @@ SEASONS_ARE_THE_ORGANISERS = _(
 )
 BACKUPS_ARE_THE_ORGANISERS = _("Only the league’s organiser may see and download the backups.")
 
-# A user's roles, read once per request and kept on the user object.
+# A user's roles, read once per request and kept on the user object; and rights to single
+# venues learnt on the way (a write's bump reads its own: core.stamp.table_bump_returning).
 _ROLES_ATTRIBUTE = "_brag_venue_roles"
+_RIGHTS_ATTRIBUTE = "_brag_venue_rights"
 
 
 def is_organiser(user: User) -> bool:
@@ -49,20 +51,43 @@ def venue_roles(user: User) -> dict[int, str]:
         return {}
     roles = getattr(user, _ROLES_ATTRIBUTE, None)
     if roles is None:
-        roles = dict(VenueRole.objects.filter(user_id=user.pk).values_list("venue_id", "kind"))
+        user_id = cast(int, user.pk)  # a host's account (is_host above)
+        roles = dict(VenueRole.objects.filter(user_id=user_id).values_list("venue_id", "kind"))
         setattr(user, _ROLES_ATTRIBUTE, roles)
     return roles
 
 
 def forget_roles(user: User) -> None:
     """Read the roles again (a role granted or taken back during this request)."""
-    if hasattr(user, _ROLES_ATTRIBUTE):
-        delattr(user, _ROLES_ATTRIBUTE)
+    for attribute in (_ROLES_ATTRIBUTE, _RIGHTS_ATTRIBUTE):
+        if hasattr(user, attribute):
+            delattr(user, attribute)
+
+
+def rights_asker(user: User) -> int | None:
+    """The account whose role at a table's venue a write's bump should read along (None:
+    nobody's need be: an organiser may change every table, an anonymous visitor none)."""
+    if not is_host(user) or is_organiser(user) or hasattr(user, _ROLES_ATTRIBUTE):
+        return None
+    return user.pk
+
+
+def remember_right(user: User, venue_id: int, hosted: bool | None) -> None:
+    """Keep what a write's bump read of the user's role at a venue, for this request."""
+    if hosted is not None:
+        rights = getattr(user, _RIGHTS_ATTRIBUTE, None) or {}
+        rights[venue_id] = hosted
+        setattr(user, _RIGHTS_ATTRIBUTE, rights)
 
 
 def may_host_at(user: User, venue_id: int) -> bool:
     """Whether the user may launch and run tables at this venue."""
-    return is_organiser(user) or venue_id in venue_roles(user)
+    if is_organiser(user):
+        return True
+    known = getattr(user, _RIGHTS_ATTRIBUTE, None)
+    if known is not None and venue_id in known and not hasattr(user, _ROLES_ATTRIBUTE):
+        return known[venue_id]
+    return venue_id in venue_roles(user)
 
 
 def may_manage_venue(user: User, venue_id: int) -> bool:

@@ -21,7 +21,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import table_bump_returning
 from matches.models import Match, MatchCorrection, Player, Seat, Table
 from matches.org.hosts import User
-from matches.org.roles import may_change_table
+from matches.org.roles import may_change_table, remember_right, rights_asker
 from matches.ratings.selectors import matches_rated_after
 from matches.results import filing
 from matches.rules.names import name_key
@@ -140,9 +140,11 @@ def match_correct(
     its position, every rating after it. The taps stay as they were tapped; the correction
     kept says who is out in their places now. A match of a night that is over needs
     confirmed."""
-    stamped = table_bump_returning(table_id=table_id)  # the table's lock, as a tap takes it
+    # The table's lock, as a tap takes it, with by's role at its venue.
+    stamped = table_bump_returning(table_id=table_id, user_id=rights_asker(by))
     if stamped is None:
         raise Table.DoesNotExist
+    remember_right(by, stamped.table.venue_id, stamped.hosted)
     table = stamped.table
     match, seats, before, order = _checked(table=table, number=number, names=names, by=by)
     now = timezone.now()

@@ -15,7 +15,7 @@ from matches.play import tonight
 from matches.play.messages import NOT_YOUR_TABLE
 from matches.play.services.tables import match_set_roster, table_close
 from matches.play.services.undo import table_undo_last
-from tests.factories import make_host, make_table, open_match, places, tap
+from tests.factories import make_host, make_table, open_match, other_venue, places, tap
 
 pytestmark = pytest.mark.django_db
 
@@ -136,11 +136,12 @@ class TestCloseConfirmReopen:
     def test_another_host_cannot_reopen(self, client):
         table = make_table()
         table_close(table_id=table.pk, by=table.created_by)
-        client.force_login(make_host("other"))
+        client.force_login(make_host("other", venue=other_venue()))
         html = client.get(table_url(table)).content.decode()
         assert "Reopen table" not in html
-        response = client.post(reverse("matches:reopen", args=[table.pk]), follow=True)
-        assert str(NOT_YOUR_TABLE) in response.content.decode()
+        response = client.post(reverse("matches:reopen", args=[table.pk]))
+        assert response.status_code == 403
+        assert str(NOT_YOUR_TABLE) % {"venue": "Our pub"} in response.content.decode()
         assert not Table.objects.get(pk=table.pk).is_open
 
 
@@ -241,9 +242,10 @@ class TestHome:
         Table.objects.filter(pk=old.pk).update(
             closed_at=timezone.now() - datetime.timedelta(days=3)
         )
-        # Session and user, open tables (with match and players standing), closed tables, and
-        # tonight's leaders of every open table: five, however many tables.
-        with django_assert_num_queries(5):
+        # Session and user, the host's venue roles, open tables (with match and players
+        # standing), closed tables, and tonight's leaders of every open table: six, however
+        # many tables.
+        with django_assert_num_queries(6):
             html = host_client.get(reverse("matches:home")).content.decode()
         playing = html[html.index("Playing now") : html.index('id="closed-heading"')]
         assert "Snug" in playing and "Late" not in playing

@@ -54,15 +54,17 @@ def body_for(fields: list[str], payload: str) -> dict:
 
 
 # (route, fields, the queries it makes, the message the answer must carry). The launch and
-# roster forms that come back read the seat picker's "last time" (one query).
+# roster forms that come back read the seat picker's "last time" (one query). Every answer
+# reads the host's venue roles once (org.roles); the launch form also counts the venues (a
+# single pub is never asked for one).
 WRITES = [
-    ("table_new", ["name", "players", "mode"], 3, UNKNOWN_MODE),
+    ("table_new", ["name", "players", "mode"], 5, UNKNOWN_MODE),
     # The board that answers includes tonight's totals (one grouped query), and is read as one
     # snapshot (the table row before, the version after). A refused tap reads no table before
     # its board; an undo does (it asks whether this host may change the table).
-    ("tap", ["match", "player", "key"], 9, feedback.BAD_TAP),
-    ("undo", ["tap"], 10, feedback.BAD_UNDO),
-    ("roster", ["match", "players"], 8, table_forms.BAD_ROSTER),
+    ("tap", ["match", "player", "key"], 10, feedback.BAD_TAP),
+    ("undo", ["tap"], 11, feedback.BAD_UNDO),
+    ("roster", ["match", "players"], 9, table_forms.BAD_ROSTER),
 ]
 
 

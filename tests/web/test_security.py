@@ -5,14 +5,13 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.urls import URLPattern, get_resolver, reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matches.models import Match, Player, Season, Seat, Table, Tap
+from matches.models import Match, Player, Season, Seat, Table, Tap, VenueRole
 from tests.clients import FormClient
-from tests.factories import make_host, make_table, open_match, seat_of, tap
+from tests.factories import make_host, make_table, open_match, other_venue, seat_of, tap
 from tests.strategies import form_bodies, query_params, showdown_bodies
 
 pytestmark = pytest.mark.django_db
@@ -146,25 +145,36 @@ class TestOnlyHostsWrite:
         assert {"table_new", "tap", "undo", "roster", "close", "setup"} <= set(walked)
         assert counts() == before and Table.objects.get().version == version
 
-    def test_a_host_without_the_right_to_a_table_cannot_change_it(self, host):
+    def test_a_host_of_another_venue_cannot_change_a_table(self, host):
         table = make_table(host=host)
-        stranger = make_host("stranger")
+        stranger = make_host("stranger", venue=other_venue())
         client = FormClient()
         client.force_login(stranger)
         html = client.get(reverse("matches:table", args=[table.pk])).content.decode()
         assert 'class="player" id=' not in html  # read-only: no tap buttons
         match = open_match(table)
         form = {"match": match.pk, "player": seat_of(match, "Ben").player_id, "key": uuid.uuid4()}
-        response = client.post(reverse("matches:tap", args=[table.pk]), form, follow=True)
+        response = client.post(reverse("matches:tap", args=[table.pk]), form)
+        assert response.status_code == 403
         assert (
-            "Only the host who launched this table, or an admin, can change it"
-            in response.content.decode()
-        )
-        client.post(reverse("matches:close", args=[table.pk]))
+            "This table is at Our pub: only its hosts, its managers and the organiser can "
+            "change it; nothing was changed."
+        ) in response.content.decode()
+        assert client.post(reverse("matches:close", args=[table.pk])).status_code == 403
         assert not Tap.objects.exists() and Table.objects.get().is_open
 
-        stranger.user_permissions.add(Permission.objects.get(codename="change_table"))
-        client.force_login(stranger)
+        # The tablet's queue is told the same, by code: a refusal, not an ended session.
+        refused = client.post(
+            reverse("matches:tap", args=[table.pk]),
+            {**form, "key": uuid.uuid4()},
+            headers={"HX-Request": "true"},
+        )
+        assert refused.status_code == 403
+        assert (refused["X-Tap-Outcome"], refused["X-Tap-Code"]) == ("refused", "not_your_table")
+        assert not Tap.objects.exists()
+
+        # Given a role at the table's venue, the same account taps there.
+        VenueRole.objects.create(user=stranger, venue=table.venue)
         client.post(reverse("matches:tap", args=[table.pk]), {**form, "key": uuid.uuid4()})
         assert Tap.objects.get().tapped_by == stranger
 

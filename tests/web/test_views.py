@@ -799,9 +799,10 @@ KEPT_CROWNING_QUERIES = CROWNING_QUERIES - 2
 REPLAYED_TAP_QUERIES = 16
 # A refused tap: as a retry, without the replay's read (the key is new).
 REFUSED_TAP_QUERIES = 15
-# Session, user, the table row with its version (the ETag, and the snapshot's first read), the
-# board's 4 reads, tonight's totals and the version again (the snapshot's check).
-HOST_PAGE_QUERIES = 9
+# Session, user, the host's venue roles, the table row with its version (the ETag, and the
+# snapshot's first read), the board's 4 reads, tonight's totals and the version again (the
+# snapshot's check).
+HOST_PAGE_QUERIES = 10
 # No session, and no first-host check once a host exists: the table row with its version, the
 # board's 4 reads, the result card's seats (the next match has no tap yet), tonight's totals
 # and the version again.

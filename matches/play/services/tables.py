@@ -15,7 +15,13 @@ from matches.core import autobackup
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
 from matches.models import Match, Player, Seat, Table, Venue
-from matches.org.roles import hosted_venues, may_change_table, may_host_at
+from matches.org.roles import (
+    hosted_venues,
+    may_change_table,
+    may_host_at,
+    remember_right,
+    rights_asker,
+)
 from matches.play import messages
 from matches.results.players.services import player_name_clean, players_resolve
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS, TABLE_NAME_MAX_LENGTH
@@ -72,12 +78,15 @@ def check_open(match: Match) -> Match:
     return match
 
 
-def bump_table(table_id: int) -> Stamped:
+def bump_table(table_id: int, by: User | None = None) -> Stamped:
     """Lock the table by moving its version on (core.stamp.table_bump_returning: the lock,
-    the version the write leaves and the stamp, in one statement)."""
-    stamped = table_bump_returning(table_id=table_id)
+    the version the write leaves, the stamp and by's role at its venue, in one statement)."""
+    asker = rights_asker(by) if by is not None else None
+    stamped = table_bump_returning(table_id=table_id, user_id=asker)
     if stamped is None:
         raise Table.DoesNotExist
+    if by is not None:
+        remember_right(by, stamped.table.venue_id, stamped.hosted)
     return stamped
 
 

@@ -293,7 +293,7 @@ def _match_eliminate(
     queued_by: User | None,
     then: Callable[[TapOutcome[Any]], A] | None,
 ) -> TapOutcome[A]:
-    stamped = tables.bump_table(table_id)
+    stamped = tables.bump_table(table_id, by)
     table = stamped.table
     try:
         tables.check_may_change(table, by)

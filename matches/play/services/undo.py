@@ -148,7 +148,7 @@ def _table_undo_last(
 ) -> UndoOutcome[A]:
     # Locked as a tap locks it, by moving its version on: the undo writes, or raises and
     # rolls the bump back.
-    stamped = tables.bump_table(table_id)
+    stamped = tables.bump_table(table_id, by)
     table = stamped.table
     # The latest live tap and the one before it (the latest once this one is undone: the
     # board's Undo button names it), with their matches, in one read. A tap in a match

@@ -106,7 +106,8 @@ def match_detail(request: HtmxHttpRequest, table_id: int, number: int) -> HttpRe
         "seats": match.seats.all(),
         "audit": trail,
         "corrections": corrections,
-        "may_correct": match.status == match.Status.FILED and may_change_table(request.user, table),
+        # Asked whatever the match's state, so the page's reads do not change as it files.
+        "may_correct": may_change_table(request.user, table) and match.status == match.Status.FILED,
     }
     return render(request, "matches/match.html", context)
 

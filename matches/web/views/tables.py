@@ -172,13 +172,13 @@ def _written_or_refused(
     except Table.DoesNotExist:
         raise Http404 from None
     except RuleError as error:
+        if error.code == Refusal.NOT_YOUR_TABLE and not request.htmx:
+            raise PermissionDenied(error.message) from None
         messages.error(request, feedback.refusal_message(error))
         response = tap_queue.mark(_board_or_redirect(request, table_id), tap_queue.refusal(error))
         if error.code == Refusal.NOT_YOUR_TABLE:
-            if not request.htmx:
-                # A redirect cannot be a 403: the refusal is the page itself.
-                raise PermissionDenied(error.message) from None
-            response.status_code = 403  # another venue's table: read-only to this host
+            # Another venue's table, read-only to this host: the board it may read, refused.
+            response.status_code = 403
         return response
     if text := message(result):
         messages.info(request, text)

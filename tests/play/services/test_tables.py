@@ -13,6 +13,7 @@ from tests.factories import (
     make_host,
     make_table,
     open_match,
+    other_venue,
     places,
     roster,
     tap,
@@ -268,6 +269,6 @@ class TestCloseAndReopen:
         assert error.value.message == TABLE_NOT_CLOSED
         table_close(table_id=table.pk, by=table.created_by)
         with pytest.raises(errors.RuleError) as error:
-            table_reopen(table_id=table.pk, by=make_host("other"))
-        assert error.value.message == NOT_YOUR_TABLE
+            table_reopen(table_id=table.pk, by=make_host("other", venue=other_venue()))
+        assert error.value.message == str(NOT_YOUR_TABLE) % {"venue": "Our pub"}
         assert not Table.objects.get(pk=table.pk).is_open
