@@ -8,6 +8,7 @@ write with one Write(...) line of expectations, a read in READS (and a read must
 POST)."""
 
 import datetime
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
-from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.urls import Resolver404, resolve, reverse
 
 from matches.models import Player, PlayerMerge, Season, Table, Venue, VenueRole
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, SEASONS_ARE_THE_ORGANISERS
@@ -35,6 +36,7 @@ from tests.factories import (
     seat_of,
     tap,
 )
+from tests.urlconf import url_names
 
 ACTORS = ("anonymous", "other_host", "host", "manager", "organiser")
 PASSWORD = "a-long-test-password"
@@ -335,22 +337,6 @@ READS = {
 DJANGO_OWN = ("admin", "login", "logout", "set_language", "admin_backups", "admin_backup_download")
 
 
-def url_names() -> dict[str, str]:
-    """Every named URL of the project, as "namespace:name" -> its pattern."""
-    found: dict[str, str] = {}
-
-    def walk(patterns, namespace: str, prefix: str) -> None:
-        for entry in patterns:
-            if isinstance(entry, URLResolver):
-                inner = f"{namespace}:{entry.namespace}" if entry.namespace else namespace
-                walk(entry.url_patterns, inner, prefix + str(entry.pattern))
-            elif isinstance(entry, URLPattern) and entry.name:
-                found[f"{namespace}:{entry.name}".lstrip(":")] = prefix + str(entry.pattern)
-
-    walk(get_resolver().url_patterns, "", "")
-    return found
-
-
 def test_every_url_is_in_the_matrix():
     covered = {f"matches:{write.name}" for write in WRITES} | {f"matches:{name}" for name in READS}
     missing = [
@@ -427,3 +413,47 @@ def test_role_matrix(write: Write, actor: str):
             assert after != before, "the write saved nothing"
     if write.method == "GET" or not isinstance(expected, Done):
         assert after == before
+
+
+LINK = re.compile(r'\b(href|action)="(/[^"?#]*)')
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("actor", ["other_host", "host", "manager", "organiser"])
+def test_no_page_offers_a_write_it_would_refuse(actor):
+    """Nobody meets a 403 by following the pages: every link (a GET) and form (a POST) a
+    logged-in user is shown leads to something the matrix lets them do."""
+    league = build_league()
+    client = FormClient()
+    client.force_login(league.users[actor])
+    alice = league.player("Alice")
+    pages = [
+        reverse("matches:home"),
+        reverse("matches:table", args=[league.table.pk]),
+        reverse("matches:table", args=[league.closed.pk]),
+        reverse("matches:table", args=[league.fresh.pk]),
+        reverse("matches:matches", args=[league.table.pk]),
+        reverse("matches:match", args=[league.table.pk, 1]),
+        reverse("matches:player", args=[alice]),
+        reverse("matches:players"),
+        reverse("matches:player_merges"),
+        reverse("matches:seasons"),
+        reverse("matches:standings"),
+    ]
+    answers = {(write.name, write.method): write for write in WRITES}
+    offered = set()
+    for page in pages:
+        response = client.get(page)
+        assert response.status_code == 200, page
+        for kind, path in LINK.findall(response.content.decode()):
+            offered.add((path, "GET" if kind == "href" else "POST"))
+    refused = []
+    for path, method in sorted(offered):
+        try:
+            match = resolve(path)
+        except Resolver404:
+            continue
+        write = answers.get((match.url_name, method))
+        if write is not None and isinstance(write.expected(actor, league), Refused | Login):
+            refused.append((method, path))
+    assert refused == []
