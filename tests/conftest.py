@@ -10,7 +10,7 @@ from hypothesis import HealthCheck
 from matches.core import kept
 from matches.org import hosts
 from tests.clients import FormClient
-from tests.factories import make_host
+from tests.factories import make_host, make_organiser
 
 # The property tests' settings. Most of them drive the database through pytest-django's
 # function-scoped fixtures (one transaction rolled back per example) and take their time on
@@ -85,6 +85,15 @@ def host(db):
     host = make_host()
     hosts.host_exists()  # learnt, as a running process has: no query per request
     return host
+
+
+@pytest.fixture
+def organiser(db):
+    """The organiser, named "host" as the host fixture's account is: a module whose host does
+    the organiser's work (seasons, renaming, merging, public names) takes this one as host."""
+    organiser = make_organiser("host")
+    hosts.host_exists()
+    return organiser
 
 
 @pytest.fixture

@@ -49,6 +49,19 @@ def make_host(
     return user
 
 
+def make_organiser(username: str = "organiser", password: str = "a-long-test-password"):
+    """The league's organiser (the superuser flag, as the first host has): seasons and the
+    players' records are theirs, and every venue's tables (the first venue made again after
+    a flush, as make_host makes it)."""
+    first_venue()
+    return get_user_model().objects.create_superuser(username=username, password=password)
+
+
+def the_organiser():
+    """The league's organiser, made on first use: who renames, merges and names players."""
+    return get_user_model().objects.filter(is_superuser=True).first() or make_organiser()
+
+
 def make_table(
     *,
     host=None,

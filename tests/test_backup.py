@@ -549,15 +549,19 @@ class TestTheAdminsBackupsPage:
                 response = client.get(url)
                 assert response.status_code == 302
                 assert response["Location"] == f"{login}?next={url}"
+        # A host the organiser let into the admin: the backups (every account in a file)
+        # stay the organiser's, and the admin's index does not offer them.
         staff = get_user_model().objects.create_user(username="staff", is_staff=True)
         client = FormClient()
         client.force_login(staff)
-        page = client.get(reverse("admin_backups")).content.decode()
-        assert f"brag-2026-12-01-nightly{ext()}" in page
-        assert reverse("admin_backup_download") not in page
-        response = client.get(reverse("admin_backup_download"))
-        assert response.status_code == 403
-        assert b"SQLite" not in response.content and b"PGDMP" not in response.content
+        assert reverse("admin_backups") not in client.get(reverse("admin:index")).content.decode()
+        for url in (reverse("admin_backups"), reverse("admin_backup_download")):
+            response = client.get(url)
+            assert response.status_code == 403
+            page = response.content.decode()
+            assert "Only the league’s organiser may see and download the backups." in page
+            assert f"brag-2026-12-01-nightly{ext()}" not in page
+            assert "SQLite" not in page and "PGDMP" not in page
 
     def test_without_pg_dump_on_postgresql_the_page_says_they_are_off(
         self, folder, admin_client, monkeypatch

@@ -30,6 +30,13 @@ from tests.ratings.test_ratings import League, play_out
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def _someone_waits_for_a_lock(timeout: float = 5.0) -> None:
     """Until another connection waits for a row lock (PostgreSQL), or a moment (SQLite)."""
     if connection.vendor != "postgresql":

@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from matches.core import changes
 from matches.models import Table
 from matches.play.services import tables as table_services
-from tests.factories import make_host, make_table, open_match, tap, undo
+from tests.factories import make_host, make_table, open_match, tap, the_organiser, undo
 from tests.pushing import EventStream, ServedApp
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -273,7 +273,7 @@ def test_a_stream_shows_the_public_names_only(served, table):
     from matches.results.public_names import player_set_public_name
 
     ann = Player.objects.get(name="Ann")
-    player_set_public_name(player_id=ann.pk, public_name="", hidden=True, by=table.created_by)
+    player_set_public_name(player_id=ann.pk, public_name="", hidden=True, by=the_organiser())
     page = follow(served, f"/tables/{table.pk}/")
     tv = follow(served, f"/tables/{table.pk}/board/")
     tap(table, "Ann")

@@ -17,6 +17,7 @@ class Refusal(StrEnum):
     BAD_REQUEST = "bad_request"  # the request could not be read
     NOT_YOUR_TABLE = "not_your_table"
     NOT_YOUR_VENUE = "not_your_venue"  # a launch at a venue the host does not host at
+    NOT_THE_ORGANISER = "not_the_organiser"  # seasons, players, backups: the organiser's
     TABLE_CLOSED = "table_closed"
     MATCH_NOT_FOUND = "match_not_found"
     WRONG_TABLE = "wrong_table"

@@ -11,9 +11,3 @@ from matches.org.hosts import User, is_host
 def sees_real_names(viewer: User | AbstractBaseUser | AnonymousUser | None) -> bool:
     """Whether this viewer reads players' names as entered: a logged-in host does."""
     return viewer is not None and is_host(viewer)  # type: ignore[arg-type]
-
-
-def may_erase_players(user: User) -> bool:
-    """Erasing a player is for admins (the first host is one; others are made in the
-    admin): a host account with the superuser flag."""
-    return bool(is_host(user) and getattr(user, "is_superuser", False))

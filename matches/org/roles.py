@@ -4,12 +4,28 @@ manager runs one or more venues: their hosts and their tables. A venue host laun
 tables at their venues only; everywhere else they read as a spectator does. Every write checks
 these here, whatever page or program sent it."""
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext_lazy as _
 
+from matches.core.errors import Refusal, RuleError
 from matches.models import Table, Venue, VenueRole
 from matches.org.hosts import User, is_host
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
+
+# What a venue's host or manager reads when they try the organiser's work: who may.
+PLAYERS_ARE_THE_ORGANISERS = _(
+    "Only the league’s organiser may rename, merge, name in public or erase players; "
+    "nothing was changed."
+)
+SEASONS_ARE_THE_ORGANISERS = _(
+    "Only the league’s organiser may add, change or delete seasons; nothing was changed."
+)
+BACKUPS_ARE_THE_ORGANISERS = _("Only the league’s organiser may see and download the backups.")
 
 # A user's roles, read once per request and kept on the user object; and rights to single
 # venues learnt on the way (a write's bump reads its own: core.stamp.table_bump_returning).
@@ -20,6 +36,12 @@ _RIGHTS_ATTRIBUTE = "_brag_venue_rights"
 def is_organiser(user: User) -> bool:
     """The league's organiser: an active account with the superuser flag."""
     return bool(is_host(user) and getattr(user, "is_superuser", False))
+
+
+def require_organiser(user: User, *, refusal: "str | StrPromise") -> None:
+    """Refuse a write (RuleError with refusal, saying who may) unless the organiser makes it."""
+    if not is_organiser(user):
+        raise RuleError(refusal, code=Refusal.NOT_THE_ORGANISER)
 
 
 def venue_roles(user: User) -> dict[int, str]:

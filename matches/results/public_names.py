@@ -26,8 +26,8 @@ from matches.core import kept
 from matches.core.errors import RuleError
 from matches.core.stamp import tables_bump
 from matches.models import HostProfile, Player, PlayerMerge, Table
-from matches.org.hosts import User, require_host
-from matches.org.names import may_erase_players
+from matches.org.hosts import User
+from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, require_organiser
 from matches.results.players.services import names_logged, player_lock, player_pages_refresh
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.rules.names import (
@@ -41,8 +41,6 @@ from matches.rules.names import (
     redact,
 )
 
-NOT_A_HOST = _("Only a host can change how a player is shown; nothing was changed.")
-NOT_AN_ADMIN = _("Only an admin can erase a player; nothing was changed.")
 ALREADY_ERASED = _("This player was erased: there is no name left to show or hide.")
 PUBLIC_NAME_TAKEN = _(
     "“%(name)s” is another player’s name: the public would take one for the other. "
@@ -99,7 +97,7 @@ def player_public_name_clean(*, name: str, player_id: int) -> str:
 def player_set_public_name(*, player_id: int, public_name: str, hidden: bool, by: User) -> Player:
     """Set the name the public reads of a player (empty: the name as entered) and whether
     they are hidden from the public ("Player N"); hosts keep reading the name as entered."""
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=PLAYERS_ARE_THE_ORGANISERS)
     player = player_lock(player_id)
     if player.erased_at is not None:
         raise RuleError(ALREADY_ERASED)
@@ -284,8 +282,7 @@ def player_erase(*, player_id: int, by: User) -> Player:
     head-to-head count (so nobody else's standings move), but reads "Former player N" on
     every page, file and record; the admin's history keeps that it was done, and by whom.
     Backups taken before are not rewritten."""
-    if not may_erase_players(by):
-        raise RuleError(NOT_AN_ADMIN)
+    require_organiser(by, refusal=PLAYERS_ARE_THE_ORGANISERS)
     # The merges into the player before the player, as player_merge_undo locks them
     # (docs/architecture.md): taken the other way round, an erasure and an undo of a merge
     # into that player would wait on each other in a circle on PostgreSQL.

@@ -15,7 +15,8 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed
 from matches.models import DailyTally, Season
-from matches.org.hosts import User, require_host
+from matches.org.hosts import User
+from matches.org.roles import SEASONS_ARE_THE_ORGANISERS, require_organiser
 from matches.results.standings import (
     SUMS,
     StandingRow,
@@ -33,7 +34,6 @@ SEASON_NAME_TAKEN = _("There is already a season called “%(name)s”.")
 SEASON_DAYS_REVERSED = _("The last day is before the first day.")
 SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to %(last)s).")
 SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
-NOT_A_HOST = _("Only a host can change seasons; nothing was changed.")
 SEASON_NIGHTS_INVALID = _("Count at least one night, or leave it empty.")
 SEASON_MINIMUM_WITHOUT_RULE = _("A minimum of nights goes with best nights counted.")
 
@@ -70,7 +70,7 @@ def season_save(
 ) -> Season:
     """Create a season (season_id None) or change one; seasons never overlap. best_nights:
     each player's best nights count, min_nights of them to be ranked."""
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=SEASONS_ARE_THE_ORGANISERS)
     name = season_name_clean(name)
     if last_day < first_day:
         raise RuleError(SEASON_DAYS_REVERSED)
@@ -113,7 +113,7 @@ def season_save(
 @transaction.atomic
 def season_delete(*, season_id: int, by: User) -> None:
     """Forget a season; no result changes, only the standings' default view."""
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=SEASONS_ARE_THE_ORGANISERS)
     _lock_and_stamp()
     deleted, _ = Season.objects.filter(pk=season_id).delete()
     if not deleted:

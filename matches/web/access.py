@@ -1,16 +1,23 @@
-"""Who may reach a write view. Who may change a given table is org.hosts.may_change_table."""
+"""Who may reach a write view. Who may change a given table is org.roles.may_change_table."""
 
 from collections.abc import Callable
 from functools import wraps
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect
 
 from matches.org.hosts import is_host
+from matches.org.roles import is_organiser
 from matches.web.htmx import HtmxHttpRequest
+
+if TYPE_CHECKING:
+    # django-stubs' type of a lazy translation (gettext_lazy); a dev-only package.
+    from django_stubs_ext import StrPromise
 
 
 def host_required(view: Callable) -> Callable:
@@ -34,6 +41,22 @@ def host_required(view: Callable) -> Callable:
         return response
 
     return wrapped
+
+
+def organiser_required(refusal: "str | StrPromise") -> Callable[[Callable], Callable]:
+    """The organiser's pages (seasons, players' records, backups): anonymous visitors are
+    sent to log in, a venue's host or manager is answered 403 with refusal, nothing changed."""
+
+    def decorator(view: Callable) -> Callable:
+        @wraps(view)
+        def organiser_only(request: HtmxHttpRequest, *args, **kwargs) -> HttpResponse:
+            if not is_organiser(request.user):
+                raise PermissionDenied(str(refusal))
+            return view(request, *args, **kwargs)
+
+        return host_required(organiser_only)
+
+    return decorator
 
 
 def client_ip(request: HtmxHttpRequest) -> str:

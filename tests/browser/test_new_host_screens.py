@@ -7,6 +7,8 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.conf import settings
+from django.test import Client
 from playwright.sync_api import expect
 
 from matches.models import Table
@@ -22,7 +24,7 @@ from tests.browser.test_screen_widths import (
     _log_in,
 )
 from tests.browser.test_screen_widths import night as long_names_night
-from tests.factories import make_table, open_match, tap
+from tests.factories import make_table, open_match, tap, the_organiser
 
 pytestmark = pytest.mark.browser
 
@@ -256,12 +258,20 @@ def test_offline_the_pending_card_says_out(browser, night, language):
     context.close()
 
 
+def session_of(user) -> str:
+    """A logged-in session's cookie value, for a browser context."""
+    client = Client()
+    client.force_login(user)
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
+
+
 def test_the_merge_form_picks_the_other_record_as_seating_does(browser, night):
     from matches.models import Player
 
     keep = Player.objects.get(name="Dave")
     context = _context(browser, night, PORTRAIT, "en", "light")
-    _log_in(context, night)
+    # Merging records is the organiser's: their session, not the venue host's.
+    _log_in(context, {**night, "session": session_of(the_organiser())})
     page = context.new_page()
     page.goto(f"{night['site']}/players/{keep.pk}/merge/")
     box = page.get_by_role("combobox", name="Name of the other record")

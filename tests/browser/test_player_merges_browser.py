@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 from matches.models import Player, PlayerMerge
 from matches.results import standings as league_standings
 from tests.browser.helpers import PORTRAIT, log_in, tablet
-from tests.factories import make_table, tap
+from tests.factories import make_organiser, make_table, tap
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +39,7 @@ def no_sideways_scroll(page) -> bool:
 
 @pytest.fixture
 def league(site):
+    make_organiser()  # merging records is the organiser's
     ranked = make_table(players=["Ann", "Dev", "Cy"], name="Ranked")
     crown(ranked, ["Cy", "Ann"])
     wta = make_table(players=["Devon", "Bo", "Eve"], name="WTA", mode="winner_takes_all")
@@ -50,7 +51,7 @@ class TestMergeOnATablet:
     def test_merge_confirm_then_undo(self, browser, site, league):
         before = totals()
         page = tablet(browser, PORTRAIT).new_page()
-        log_in(page, site)
+        log_in(page, site, "organiser")
         dev = Player.objects.get(name="Dev")
         page.goto(f"{site}/players/{dev.pk}/")
         page.get_by_role("link", name="Merge another record into Dev").click()
@@ -80,7 +81,7 @@ class TestMergeOnATablet:
         """The picker moves the box into its wrapper when its script arrives: a host already
         typing there keeps the box, and every letter lands in it."""
         page = tablet(browser, PORTRAIT).new_page()
-        log_in(page, site)
+        log_in(page, site, "organiser")
         held = []
         page.context.route("**/js/player-pick*.js", lambda route: held.append(route))
         dev = Player.objects.get(name="Dev")
@@ -105,7 +106,7 @@ class TestOnAPhone:
     def test_the_players_page_and_the_confirmation_fit_390_pixels(self, browser, site, league):
         Player.objects.create(name="Maximiliana Wolfeschlegelsteinhausen")  # 36 of 40
         page = tablet(browser, PHONE).new_page()
-        log_in(page, site)
+        log_in(page, site, "organiser")
         page.goto(f"{site}/players/")
         expect(page.get_by_role("link", name="Dev", exact=True)).to_be_visible()
         assert no_sideways_scroll(page), "players page"

@@ -18,7 +18,7 @@ from matches.play.services.undo import table_undo_last
 from matches.results.players import services as player_records
 from matches.rules import nights as night_rules
 from tests.clients import FormClient
-from tests.factories import make_table, open_match, tap
+from tests.factories import make_table, open_match, tap, the_organiser
 from tests.web.test_views import (
     HTMX,
     KEPT_CROWNING_QUERIES,
@@ -98,7 +98,7 @@ class TestKeptFilings:
             tap(table, name)
         post_tap(host_client, table, "Ben")
         dev = Player.objects.get(name="Dev")
-        player_records.player_rename(player_id=dev.pk, name="Devika", by=table.created_by)
+        player_records.player_rename(player_id=dev.pk, name="Devika", by=the_organiser())
         after = post_tap(host_client, table, "Alice")
         assert tonight_rows(after)[0] == ("Devika", "3")
         assert filed_list(after) == [("1", "Devika")]

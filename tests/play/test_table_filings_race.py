@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from matches.models import Player
 from matches.play import filings as table_filings
 from matches.results.players import services as player_records
-from tests.factories import make_table, tap
+from tests.factories import make_table, tap, the_organiser
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,7 +27,7 @@ def test_a_plain_tap_waiting_behind_a_rename_shows_the_new_name():
     def rename() -> None:
         try:
             with transaction.atomic():
-                player_records.player_rename(player_id=dev.pk, name="Devika", by=table.created_by)
+                player_records.player_rename(player_id=dev.pk, name="Devika", by=the_organiser())
                 renaming.set()
                 time.sleep(1)  # the tap below starts meanwhile and waits on the table
         finally:

@@ -19,7 +19,7 @@ from matches.ratings import schedule, steps, store
 from matches.ratings.audit import rating_problems
 from matches.ratings.steps import Step, ratings_settle, replay_step
 from matches.results.players.services import player_merge
-from tests.factories import make_table
+from tests.factories import make_table, the_organiser
 from tests.ratings.test_ratings import League, api_rows, play_out
 
 ROSTER = ["Ann", "Bob", "Cy", "Dee"]
@@ -162,7 +162,7 @@ class TestSteps:
             play_out(two, ["Eve", "Bobby"], league)
         ratings_before = stored_ratings()
         bob = one.matches.first().seats.get(player__name="Bob").player
-        player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+        player_merge(keep_id=bob.pk, other_name="Bobby", by=the_organiser())
         assert stored_ratings() == [r for r in ratings_before if r[0] in set(
             PlayerRating.objects.values_list("player_id", flat=True))]  # fmt: skip
         assert client.get(reverse("matches:api_ratings")).json()["updating"] is True
@@ -183,7 +183,7 @@ class TestSteps:
             play_out(one, ["Cy", "Bob"], league)
             play_out(two, ["Eve", "Bobby"], league)
         bob = one.matches.first().seats.get(player__name="Bob").player
-        player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+        player_merge(keep_id=bob.pk, other_name="Bobby", by=the_organiser())
         merge_names(league, "Bobby", "Bob")
         assert replay_step(owner="first") == (Step.STEPPED, 2)
         steps._kept.clear()  # the process died; what it remembered is gone
@@ -281,7 +281,7 @@ class TestAStepRacedByAWrite:
         bob = one.matches.first().seats.get(player__name="Bob").player
 
         def merge():
-            player_merge(keep_id=bob.pk, other_name="Bobby", by=host)
+            player_merge(keep_id=bob.pk, other_name="Bobby", by=the_organiser())
 
         assert self._step_raced_by(merge, monkeypatch) == (Step.MOVED, 0)
         merge_names(league, "Bobby", "Bob")

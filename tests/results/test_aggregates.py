@@ -30,7 +30,7 @@ from matches.results.head_to_head import pair_problems
 from matches.results.player_nights import night_problems
 from matches.results.players import services as player_records
 from matches.rules.nights import night_of
-from tests.factories import make_table, tap, tap_standing
+from tests.factories import make_table, tap, tap_standing, the_organiser
 from tests.ratings.test_ratings import League, api_rows, play_out
 from tests.strategies import aggregate_ops, aggregate_tables
 
@@ -141,7 +141,9 @@ def test_random_leagues_keep_aggregates_equal_to_a_count(host, setup, ops):
                 chosen = _mergeable(pick)
                 if chosen:
                     keep, drop = chosen
-                    player_records.player_merge(keep_id=keep.pk, other_name=drop.name, by=host)
+                    player_records.player_merge(
+                        keep_id=keep.pk, other_name=drop.name, by=the_organiser()
+                    )
                 continue
             while True:
                 result = tap_standing(table, pick, host=host)
@@ -212,7 +214,7 @@ class TestHeadToHeadPairs:
             for name in order:
                 tap(table, name)
         ann = Player.objects.get(name="Ann")
-        player_records.player_merge(keep_id=ann.pk, other_name="Annie", by=host)
+        player_records.player_merge(keep_id=ann.pk, other_name="Annie", by=the_organiser())
         ben = Player.objects.get(name="Ben")
         assert HeadToHead.objects.filter(player=ben, opponent=ann).values_list(
             "matches", "ahead", "behind"

@@ -15,6 +15,14 @@ from tests.results.test_seasons import DAY, TODAY, play_on
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 D1, D2, D3 = TODAY - 20 * DAY, TODAY - 19 * DAY, TODAY - 18 * DAY
 
 

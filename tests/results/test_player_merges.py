@@ -55,6 +55,13 @@ from tests.strategies import aggregate_tables, league_ops
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def crown(table: Table, order: list[str], league: League | None = None) -> Match:
     """Tap players out in this order until one is crowned; note the filing in league."""
     match = open_match(table)

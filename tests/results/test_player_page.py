@@ -20,6 +20,13 @@ from tests.factories import make_table, tap
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def crown(table, order, day: datetime.date | None = None):
     """Tap players out in this order (the last one left wins), filed on that day at noon."""
     when = timezone.now()

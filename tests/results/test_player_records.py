@@ -18,6 +18,13 @@ from tests.factories import make_table, tap
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def crown(table, order):
     for name in order:
         tap(table, name)

@@ -1,9 +1,17 @@
 """A public name is never one the public already reads for another player."""
 
+import pytest
 from django.urls import reverse
 
 from matches.models import Player
 from tests.factories import make_table
+
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
 
 
 class TestPublicNameUnique:

@@ -2,6 +2,7 @@
 them (the merge record, then the player: docs/architecture.md), so the two never wait on
 each other in a circle on PostgreSQL."""
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -9,6 +10,13 @@ from django.test.utils import CaptureQueriesContext
 from matches.results import public_names
 from matches.results.players import services as player_records
 from tests.factories import make_table
+
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
 
 
 def _first(queries: list[str], table: str) -> int:

@@ -23,7 +23,7 @@ from matches.results.standings import StandingsQuery
 from matches.rules.nights import night_of
 from matches.rules.scoring import COUNT_FIELDS, place_counts
 from tests.clients import FormClient
-from tests.factories import make_table, tap
+from tests.factories import make_organiser, make_table, tap
 from tests.strategies import asked_ranges, dated_operations
 
 pytestmark = pytest.mark.django_db
@@ -156,7 +156,7 @@ class TestRangeStandings:
         player_records.player_merge(
             keep_id=Player.objects.get(name="Ann").pk,
             other_name="Annie",
-            by=host,
+            by=make_organiser(),
         )
         assert not RunningTotal.objects.filter(player__name="Annie").exists()
         for date_from, date_to in RANGES:

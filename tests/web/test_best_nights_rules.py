@@ -9,6 +9,13 @@ from matches.models import Season
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 class TestSeasonsBestNights:
     @pytest.mark.parametrize(
         "best, least",

@@ -15,6 +15,13 @@ from tests.factories import make_table, tap
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def cache_directives(response) -> set[str]:
     return {part.strip() for part in response.get("Cache-Control", "").split(",") if part.strip()}
 

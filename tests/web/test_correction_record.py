@@ -14,7 +14,7 @@ from matches.models import MatchCorrection, Player, Seat, Tap
 from matches.play.services.undo import table_undo_last
 from matches.ratings.audit import rating_problems
 from matches.results import public_names
-from tests.factories import make_table, open_match, places, tap, written
+from tests.factories import make_table, open_match, places, tap, the_organiser, written
 
 pytestmark = pytest.mark.django_db
 
@@ -89,7 +89,7 @@ class TestTheTapsStayAsTapped:
     ):
         priya = Player.objects.get(name="Priya")
         public_names.player_set_public_name(
-            player_id=priya.pk, public_name="", hidden=True, by=host
+            player_id=priya.pk, public_name="", hidden=True, by=the_organiser()
         )
         confirm(host_client, table)
         page = text(client.get(match_url(table)))

@@ -23,6 +23,13 @@ from tests.factories import make_table, tap
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))

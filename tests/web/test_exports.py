@@ -15,7 +15,7 @@ from matches.play import selectors
 from matches.ratings import selectors as ratings
 from matches.results.players.services import player_rename
 from matches.web import exports
-from tests.factories import make_table, tap
+from tests.factories import make_table, tap, the_organiser
 
 pytestmark = pytest.mark.django_db
 UTC = datetime.UTC
@@ -202,7 +202,7 @@ class TestLeagueResults:
         url = reverse("matches:results_csv")
         tag = client.get(url)["ETag"]
         zoe = Player.objects.get(name="Zoë")
-        player_rename(player_id=zoe.pk, name="Zoë Lima", by=host)
+        player_rename(player_id=zoe.pk, name="Zoë Lima", by=the_organiser())
         fresh = client.get(url, HTTP_IF_NONE_MATCH=tag)
         assert fresh.status_code == 200
         assert "Zoë Lima" in {row[4] for row in rows_of(fresh)}

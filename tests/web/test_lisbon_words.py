@@ -16,6 +16,15 @@ from matches.results.players.services import player_merge
 from tests.factories import make_table, tap
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 MO = Path(__file__).resolve().parents[2] / "locale" / "pt" / "LC_MESSAGES" / "django.mo"
 
 # What a Lisbon reader stumbled on; none of it may be left anywhere.

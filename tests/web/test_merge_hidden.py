@@ -12,9 +12,15 @@ from matches.models import Player, PlayerMerge, Seat
 from matches.results.players import services as player_records
 from matches.results.public_names import player_set_public_name
 from tests.clients import FormClient
-from tests.factories import make_table, tap
+from tests.factories import make_table, tap, the_organiser
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work merging and naming players is (org.roles)."""
+    return organiser
 
 
 @pytest.fixture
@@ -28,7 +34,7 @@ def league(host):
         for name in ["Bo", "Eve"]:
             tap(back, name)
     zed = Player.objects.get(name="Zed")
-    player_set_public_name(player_id=zed.pk, public_name="", hidden=True, by=host)
+    player_set_public_name(player_id=zed.pk, public_name="", hidden=True, by=the_organiser())
     return Player.objects.get(name="Ann"), Player.objects.get(name="Zed")
 
 
@@ -112,10 +118,10 @@ class TestTheConfirmationAsks:
         self, league, host, host_client
     ):
         ann, zed = league
-        player_set_public_name(player_id=zed.pk, public_name="", hidden=False, by=host)
+        player_set_public_name(player_id=zed.pk, public_name="", hidden=False, by=the_organiser())
         page = shown(host_client, ann, "Zed")
         assert 'name="show_hidden"' not in page
-        player_set_public_name(player_id=zed.pk, public_name="", hidden=True, by=host)
+        player_set_public_name(player_id=zed.pk, public_name="", hidden=True, by=the_organiser())
         response = confirm(host_client, ann, zed)
         assert response.status_code == 400
         assert 'name="show_hidden"' in response.content.decode()
@@ -124,10 +130,10 @@ class TestTheConfirmationAsks:
     def test_no_question_when_nothing_goes_public(self, league, host, host_client):
         ann, zed = league
         # Both hidden: the results stay under "Player N".
-        player_set_public_name(player_id=ann.pk, public_name="", hidden=True, by=host)
+        player_set_public_name(player_id=ann.pk, public_name="", hidden=True, by=the_organiser())
         assert 'name="show_hidden"' not in shown(host_client, ann, "Zed")
         # The other way round: Ann's results go under a hidden record's "Player N".
-        player_set_public_name(player_id=ann.pk, public_name="", hidden=False, by=host)
+        player_set_public_name(player_id=ann.pk, public_name="", hidden=False, by=the_organiser())
         assert 'name="show_hidden"' not in shown(host_client, zed, "Ann")
         assert confirm(host_client, zed, ann).status_code == 302
 
@@ -142,8 +148,10 @@ class TestTheMergeRefuses:
     def test_without_the_hosts_word(self, league, host):
         ann, zed = league
         with pytest.raises(RuleError) as refused:
-            player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host)
+            player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=the_organiser())
         assert refused.value.code == Refusal.MERGE_SHOWS_HIDDEN
         assert not PlayerMerge.objects.exists() and Player.objects.filter(pk=zed.pk).exists()
-        player_records.player_merge(keep_id=ann.pk, other_name="Zed", by=host, show_hidden=True)
+        player_records.player_merge(
+            keep_id=ann.pk, other_name="Zed", by=the_organiser(), show_hidden=True
+        )
         assert not Player.objects.filter(pk=zed.pk).exists()

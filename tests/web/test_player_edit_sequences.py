@@ -17,6 +17,13 @@ from tests.factories import body, make_table, pid, tap, written
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 class TestDoubleSubmits:
     def test_confirming_a_merge_twice_merges_once(self, table, host_client):
         make_table(players=["Zed", "Yan", "Xi"], name="Other")

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from matches.models import Player
 from matches.results import public_names
-from tests.factories import body, make_table, pid, tap
+from tests.factories import body, make_table, pid, tap, the_organiser
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
@@ -28,7 +28,7 @@ class TestCsvCells:
         ]
         evil_player = Player.objects.get(name=evil)
         public_names.player_set_public_name(
-            player_id=evil_player.pk, public_name=f"{start}SUM(1)", hidden=False, by=host
+            player_id=evil_player.pk, public_name=f"{start}SUM(1)", hidden=False, by=the_organiser()
         )
         for c in (client, host_client):
             for url in urls:
@@ -50,7 +50,7 @@ class TestSpreadsheetsRefreshing:
         again = client.get(url, HTTP_IF_NONE_MATCH=tag)
         assert again.status_code in (200, 304)
         public_names.player_set_public_name(
-            player_id=pid("Dev"), public_name="", hidden=True, by=host
+            player_id=pid("Dev"), public_name="", hidden=True, by=the_organiser()
         )
         after = client.get(url, HTTP_IF_NONE_MATCH=tag)
         assert after.status_code == 200

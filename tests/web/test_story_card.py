@@ -10,6 +10,13 @@ from tests.factories import body, make_table, pid, tap
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 class TestTheStoryCard:
     def png(self, client, table) -> bytes:
         response = client.get(reverse("matches:tonight_png", args=[table.pk]))

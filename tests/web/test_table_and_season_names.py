@@ -14,6 +14,13 @@ from tests.factories import make_table, written
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 def launch(client, name: str):
     body = {"name": name, "players": "Ann\nBob\nCy", "mode": Table.Mode.RANKED}
     return client.post(reverse("matches:table_new"), body)

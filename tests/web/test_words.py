@@ -13,6 +13,15 @@ from matches.models import Match, Season, Table
 from tests.factories import make_table, open_match, tap
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def host(organiser):
+    """The organiser, whose work renaming, merging and naming players and defining seasons
+    is (org.roles): a venue's host is refused it (tests/org/test_role_matrix.py)."""
+    return organiser
+
+
 PO = Path(__file__).resolve().parents[2] / "locale" / "pt" / "LC_MESSAGES" / "django.po"
 
 

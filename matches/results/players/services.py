@@ -19,7 +19,8 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
 from matches.models import AllTimeTotal, Match, Player, PlayerMerge, RatingChange, Seat, Tap
-from matches.org.hosts import User, require_host
+from matches.org.hosts import User
+from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, require_organiser
 from matches.ratings import schedule
 from matches.results import tallies
 from matches.results.filing import players_merged, players_recount
@@ -35,7 +36,6 @@ PLAYER_NAME_TAKEN = _(
     "Another player is already called “%(name)s” (names ignore upper and lower case); "
     "choose a different name."
 )
-NOT_A_HOST = _("Only a host can rename or merge players; nothing was changed.")
 MERGE_NOT_FOUND = _("That merge does not exist; nothing was changed.")
 MERGE_ALREADY_UNDONE = _("This merge was already undone; nothing was changed.")
 UNDO_KEPT_GONE = _(
@@ -156,7 +156,7 @@ def players_resolve(*, names: Sequence[str]) -> list[Player]:
 @transaction.atomic
 def player_rename(*, player_id: int, name: str, by: User) -> Player:
     """Give a player a new name; a name another player has (in any case) is refused."""
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=PLAYERS_ARE_THE_ORGANISERS)
     player = player_lock(player_id)
     was = player.name
     # The same rules as a new player's name, and no other player may read the same.
@@ -234,7 +234,7 @@ def player_merge(
     # if the name is another's by now. show_hidden: the host confirmed that a hidden
     # record's results go public under keep's name; refused without it (checked on the
     # locked rows, so a record hidden since the confirmation page is never published).
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=PLAYERS_ARE_THE_ORGANISERS)
     keep, drop = players_to_merge(
         keep_id=keep_id, other_name=other_name, other_id=other_id, lock=True
     )
@@ -299,7 +299,7 @@ def player_merge_undo(*, merge_id: int, by: User) -> PlayerMerge:
     # Exactly the seats and taps that moved come back (and the wins and deals of those
     # matches); matches filed since stay with whoever played them. Both players' aggregates
     # are counted afresh and the ratings replayed from the first match given back.
-    require_host(by, refusal=NOT_A_HOST)
+    require_organiser(by, refusal=PLAYERS_ARE_THE_ORGANISERS)
     record = PlayerMerge.objects.select_for_update().filter(pk=merge_id).first()
     if record is None:
         raise RuleError(MERGE_NOT_FOUND)

@@ -137,9 +137,11 @@ class LaunchForm(AsksAboutNearNames):
         super().__init__(*args, **kwargs)
         if venues is not None and Venue.objects.count() > 1:
             choices = list(venues)
+            # Any venue is read; the launch refuses one the host does not host at (a 403
+            # saying who may, as every write elsewhere): the select offers only theirs.
             field = forms.ModelChoiceField(
                 label=_("Venue"),
-                queryset=venues,
+                queryset=Venue.objects.all(),
                 empty_label=None if len(choices) == 1 else "",
                 initial=choices[0].pk if len(choices) == 1 else None,
                 error_messages={
@@ -147,6 +149,8 @@ class LaunchForm(AsksAboutNearNames):
                     "invalid_choice": play_messages.CHOOSE_VENUE,
                 },
             )
+            offered = [(venue.pk, venue.name) for venue in choices]
+            field.choices = offered if len(choices) == 1 else [("", ""), *offered]
             # After the table's name: where it is played comes before who plays.
             fields = list(self.fields.items())
             fields.insert(1, ("venue", field))

@@ -1,5 +1,5 @@
-"""Hosts' pages for how a player is shown in public: the public name or hiding, and the
-admin's erasure (asked first, then a POST)."""
+"""The organiser's pages for how a player is shown in public: the public name or hiding, and
+the erasure (asked first, then a POST)."""
 
 from django.contrib import messages
 from django.http import HttpResponse
@@ -9,10 +9,10 @@ from django.views.decorators.http import require_http_methods
 
 from matches.core.errors import RuleError
 from matches.models import Player
-from matches.org.names import may_erase_players
+from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS
 from matches.results import public_names
 from matches.web import feedback
-from matches.web.access import host_required
+from matches.web.access import organiser_required
 from matches.web.forms.players import PlayerPublicNameForm
 from matches.web.htmx import HtmxHttpRequest
 
@@ -20,7 +20,7 @@ PUBLIC_NAME_SAVED = _("Saved. The public now reads “%(shown)s”; hosts read �
 ERASED = _("The name was erased: this player now reads “%(shown)s” everywhere.")
 
 
-@host_required
+@organiser_required(PLAYERS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def player_public_name(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
@@ -48,14 +48,11 @@ def player_public_name(request: HtmxHttpRequest, player_id: int) -> HttpResponse
     return render(request, "matches/player_public_name.html", context, status=status)
 
 
-@host_required
+@organiser_required(PLAYERS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def player_erase(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     """GET asks for confirmation, saying what goes and what stays; POST erases."""
     player = get_object_or_404(Player, pk=player_id)
-    if not may_erase_players(request.user):
-        messages.error(request, public_names.NOT_AN_ADMIN)
-        return redirect("matches:player", player_id=player.pk)
     if player.erased_at is not None:
         return redirect("matches:player", player_id=player.pk)
     if request.method == "GET":

@@ -9,11 +9,12 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from matches.core.errors import Refusal, RuleError
 from matches.models import Player, PlayerMerge
+from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS
 from matches.results.players import selectors as player_selectors
 from matches.results.players import services as player_services
 from matches.rules.limits import NAME_MAX_LENGTH
 from matches.web import feedback
-from matches.web.access import host_required
+from matches.web.access import host_required, organiser_required
 from matches.web.forms.players import PlayerMergeConfirmForm, PlayerMergeForm, PlayerRenameForm
 from matches.web.htmx import HtmxHttpRequest
 
@@ -23,7 +24,7 @@ UNMERGED = _("The merge is undone: “%(other)s” is a record of its own again,
 MERGE_NOT_CONFIRMED = _("Type the name of the other record again; nothing was changed.")
 
 
-@host_required
+@organiser_required(PLAYERS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     player = get_object_or_404(Player, pk=player_id)
@@ -43,7 +44,7 @@ def player_rename(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     return render(request, "matches/player_rename.html", context, status=status)
 
 
-@host_required
+@organiser_required(PLAYERS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def player_merge(request: HtmxHttpRequest, player_id: int) -> HttpResponse:
     """The name of the other record, then both records side by side, then the merge."""
@@ -123,7 +124,7 @@ def _merge_confirmed(request: HtmxHttpRequest, player: Player) -> HttpResponse:
     return _merge_form(request, player, form)
 
 
-@host_required
+@organiser_required(PLAYERS_ARE_THE_ORGANISERS)
 @require_POST
 def player_merge_undo(request: HtmxHttpRequest, merge_id: int) -> HttpResponse:
     """Take a merge back; a refusal is said on the page the host came from, nothing changed."""

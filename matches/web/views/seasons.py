@@ -1,4 +1,4 @@
-"""Seasons: the public list with each season's podium, and the hosts' pages to define them."""
+"""Seasons: the public list with each season's podium, and the organiser's pages to define them."""
 
 from django.contrib import messages
 from django.http import HttpResponse
@@ -8,8 +8,9 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from matches.core.errors import RuleError
 from matches.models import Season
+from matches.org.roles import SEASONS_ARE_THE_ORGANISERS
 from matches.results import seasons
-from matches.web.access import host_required
+from matches.web.access import organiser_required
 from matches.web.caching.tags import real_names
 from matches.web.forms.seasons import SeasonForm
 from matches.web.htmx import HtmxHttpRequest
@@ -57,19 +58,19 @@ def _season_form(request: HtmxHttpRequest, season: Season | None) -> HttpRespons
     )
 
 
-@host_required
+@organiser_required(SEASONS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def season_new(request: HtmxHttpRequest) -> HttpResponse:
     return _season_form(request, None)
 
 
-@host_required
+@organiser_required(SEASONS_ARE_THE_ORGANISERS)
 @require_http_methods(["GET", "POST"])
 def season_edit(request: HtmxHttpRequest, season_id: int) -> HttpResponse:
     return _season_form(request, get_object_or_404(Season, pk=season_id))
 
 
-@host_required
+@organiser_required(SEASONS_ARE_THE_ORGANISERS)
 @require_POST
 def season_delete(request: HtmxHttpRequest, season_id: int) -> HttpResponse:
     season = get_object_or_404(Season, pk=season_id)

@@ -72,6 +72,8 @@ def table_new(request: HtmxHttpRequest) -> HttpResponse:
         try:
             table = tables.table_launch(**form.service_kwargs(), by=request.user)
         except RuleError as error:
+            if error.code == Refusal.NOT_YOUR_VENUE:
+                raise PermissionDenied(error.message) from None
             form.add_error(None, error.message)
         else:
             return redirect("matches:table", table_id=table.pk)
