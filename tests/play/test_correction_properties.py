@@ -41,7 +41,7 @@ from matches.ratings.steps import ratings_settle
 from matches.results import seasons
 from matches.rules.nights import night_of
 from tests.clients import FormClient
-from tests.factories import open_match, tap
+from tests.factories import open_match, tap, the_organiser
 from tests.ratings.test_ratings import api_rows
 from tests.strategies import correction_ops, correction_tables
 
@@ -73,14 +73,14 @@ def launch(host, tables: list[tuple[str, list[str]]]) -> list:
         name="Early",
         first_day=FIRST_NIGHT,
         last_day=FIRST_NIGHT + datetime.timedelta(1),
-        by=host,
+        by=the_organiser(),  # seasons are the organiser's
     )
     seasons.season_save(
         season_id=None,
         name="Late",
         first_day=FIRST_NIGHT + datetime.timedelta(2),
         last_day=FIRST_NIGHT + datetime.timedelta(30),
-        by=host,
+        by=the_organiser(),
     )
     with mock.patch.object(timezone, "now", return_value=START):
         return [
