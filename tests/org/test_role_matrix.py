@@ -21,6 +21,7 @@ from django.contrib.sessions.models import Session
 from django.urls import Resolver404, resolve, reverse
 
 from matches.models import Player, PlayerMerge, Season, Table, Venue, VenueRole
+from matches.org import venues
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, SEASONS_ARE_THE_ORGANISERS
 from matches.play import corrections
 from matches.play import messages as play_messages
@@ -57,6 +58,14 @@ class Refused:
 @dataclass(frozen=True)
 class Done:
     """Answered (a page or a redirect), and a POST saved something."""
+
+
+@dataclass(frozen=True)
+class Told:
+    """Sent back to the venue's page, which says this sentence; nothing saved (a refusal
+    that is not about who is asking)."""
+
+    sentence: str
 
 
 @dataclass(frozen=True)
@@ -97,6 +106,9 @@ def build_league() -> League:
     manager = make_host("manager", venue=anchor)  # a host elsewhere too: one may be both
     VenueRole.objects.create(user=manager, venue=venue, kind=VenueRole.Kind.MANAGER)
     other_host = make_host("other_host", venue=anchor)
+    # A second manager of the first venue: one manager may not remove another.
+    co_manager = make_host("co_manager", venue=venue)
+    VenueRole.objects.filter(user=co_manager).update(kind=VenueRole.Kind.MANAGER)
     table = make_table(host=host, players=["Alice", "Ben", "Cara", "Dev"])
     for name in ["Dev", "Cara", "Ben"]:
         tap(table, name)
@@ -118,7 +130,13 @@ def build_league() -> League:
         fresh=fresh,
         season=season,
         merge=merge,
-        users={"host": host, "manager": manager, "other_host": other_host, "organiser": organiser},
+        users={
+            "host": host,
+            "manager": manager,
+            "co_manager": co_manager,
+            "other_host": other_host,
+            "organiser": organiser,
+        },
     )
 
 
@@ -148,6 +166,22 @@ def organiser_writes(sentence) -> dict:
     }
 
 
+def manager_refusal(league: League) -> Refused:
+    return Refused(str(venues.NOT_VENUE_MANAGER) % {"venue": league.venue.name})
+
+
+def manager_writes(**answers) -> dict:
+    """A write about the first venue's hosts: its managers and the organiser (answers
+    overrides an actor's answer)."""
+    return {
+        "anonymous": LOGIN,
+        "other_host": manager_refusal,
+        "host": manager_refusal,
+        "manager": DONE,
+        "organiser": DONE,
+    } | answers
+
+
 HOSTS_READ = {
     "anonymous": LOGIN,
     "other_host": DONE,
@@ -158,6 +192,7 @@ HOSTS_READ = {
 NOBODY = dict.fromkeys(ACTORS, GONE)
 PLAYERS = organiser_writes(PLAYERS_ARE_THE_ORGANISERS)
 SEASONS = organiser_writes(SEASONS_ARE_THE_ORGANISERS)
+VENUES = organiser_writes(venues.NOT_ORGANISER)
 
 
 def launch_refusal(league: League) -> Refused:
@@ -209,6 +244,7 @@ class Write:
     data: Callable[[League], dict] = lambda league: {}
     htmx: bool = False
     json: str | None = None  # a JSON body instead of a form
+    about: str = ""  # tells apart two lines of one URL and method in the tests' ids
 
     def expected(self, actor: str, league: League):
         answer = self.answers[actor]
@@ -216,11 +252,29 @@ class Write:
 
     @property
     def id(self) -> str:
-        return f"{self.name}-{self.method}{'-htmx' if self.htmx else ''}"
+        about = f"-{self.about}" if self.about else ""
+        return f"{self.name}{about}-{self.method}{'-htmx' if self.htmx else ''}"
 
 
 def player(name: str) -> Callable[[League], list]:
     return lambda league: [league.player(name)]
+
+
+def at_venue(league: League) -> list:
+    return [league.venue.slug]
+
+
+def venue_user(username: str) -> Callable[[League], list]:
+    """The first venue and one of its people, for the changes to a host."""
+    return lambda league: [league.venue.slug, league.users[username].pk]
+
+
+def confirmed(league: League) -> dict:
+    return {"confirmed": "yes"}
+
+
+def unknown_token(league: League) -> list:
+    return ["no-such-invitation"]
 
 
 WRITES = [
@@ -288,6 +342,43 @@ WRITES = [
         season_form("Winter 2020"),
     ),
     Write("season_delete", "POST", SEASONS, lambda league: [league.season.pk]),
+    # Venues: the organiser adds, renames and lists who may frame the standings; the
+    # venue's managers and the organiser invite and remove hosts, though only the organiser
+    # removes a manager and nobody removes themselves; the organiser makes managers and
+    # organisers.
+    Write("venue_new", "POST", VENUES, data=lambda league: {"name": "The Crown"}),
+    Write("venue_settings", "GET", VENUES, at_venue),
+    Write("venue_rename", "POST", VENUES, at_venue, lambda league: {"name": "The Swan"}),
+    Write(
+        "venue_frame_origins",
+        "POST",
+        VENUES,
+        at_venue,
+        lambda league: {"origins": "https://thecrown.example"},
+    ),
+    Write("venue_invite", "POST", manager_writes(), at_venue),
+    Write("venue_host_remove", "POST", manager_writes(), venue_user("host"), confirmed),
+    Write(
+        "venue_host_remove",
+        "POST",
+        manager_writes(manager=Told(str(venues.NOT_YOURSELF))),
+        venue_user("manager"),
+        confirmed,
+        about="themselves",
+    ),
+    Write(
+        "venue_host_remove",
+        "POST",
+        manager_writes(manager=Refused(str(venues.MANAGER_BY_ORGANISER))),
+        venue_user("co_manager"),
+        confirmed,
+        about="a-manager",
+    ),
+    Write("venue_manager_grant", "POST", VENUES, venue_user("host"), confirmed),
+    Write("organiser_grant", "POST", VENUES, venue_user("host"), confirmed),
+    # An invitation nobody made is not found, whoever follows it.
+    Write("invitation", "GET", NOBODY, unknown_token),
+    Write("invitation", "POST", NOBODY, unknown_token),
     # Hosts' reads that the matrix checks too: the players' pages and the seat picker's search.
     Write("players", "GET", HOSTS_READ),
     Write("player_merges", "GET", HOSTS_READ),
@@ -331,6 +422,10 @@ READS = {
     "language",
     "rules",
     "showdown",
+    "venues",
+    "venue",
+    "venue_board",
+    "venue_standings_embed",
 }
 # Django's own: the admin (its permissions, and the backups pages it guards: test_backup.py),
 # the login and logout pages and the language form.
@@ -403,6 +498,10 @@ def test_role_matrix(write: Write, actor: str):
     elif isinstance(expected, Refused):
         assert response.status_code == 403
         assert expected.sentence in page
+    elif isinstance(expected, Told):
+        venue_page = reverse("matches:venue", args=[league.venue.slug])
+        assert (response.status_code, response["Location"]) == (302, venue_page)
+        assert expected.sentence in client.get(venue_page).content.decode()
     elif isinstance(expected, Gone):
         assert response.status_code == 404
     elif isinstance(expected, Answered):
@@ -439,8 +538,13 @@ def test_no_page_offers_a_write_it_would_refuse(actor):
         reverse("matches:player_merges"),
         reverse("matches:seasons"),
         reverse("matches:standings"),
+        reverse("matches:venues"),
+        reverse("matches:venue", args=[league.venue.slug]),
+        reverse("matches:venue", args=["the-anchor"]),
     ]
-    answers = {(write.name, write.method): write for write in WRITES}
+    answers: dict[tuple[str, str], Write] = {}
+    for write in WRITES:  # a URL's first line: the write as the pages offer it
+        answers.setdefault((write.name, write.method), write)
     offered = set()
     for page in pages:
         response = client.get(page)
