@@ -118,13 +118,14 @@ class StandingsQuery:
 ALL_TIME = StandingsQuery()
 
 
-def mode_played_most() -> str | None:
-    """The mode of most filed matches when the league has filed matches of both modes (a
-    tie goes to ranked), else None: points alone compare the two modes badly, so the
-    league's standings open on one."""
-    counts = dict(
-        Match.objects.filed().order_by().values_list("table__mode").annotate(n=Count("pk"))
-    )
+def mode_played_most(venue_slug: str | None = None) -> str | None:
+    """The mode of most filed matches when the league (or the venue of that slug) has filed
+    matches of both modes (a tie goes to ranked), else None: points alone compare the two
+    modes badly, so the standings open on one."""
+    filed = Match.objects.filed()
+    if venue_slug:
+        filed = filed.filter(table__venue__slug=venue_slug)
+    counts = dict(filed.order_by().values_list("table__mode").annotate(n=Count("pk")))
     if len(counts) < 2:
         return None
     ranked, wta = counts.get(Table.Mode.RANKED, 0), counts.get(Table.Mode.WINNER_TAKES_ALL, 0)

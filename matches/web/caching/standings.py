@@ -51,19 +51,21 @@ def standings_filters(
     return memo.once(request, "standings filters", build)
 
 
-def mode_played_most(request: HtmxHttpRequest) -> str | None:
-    """The league's mode played most when it has both, else None: read once per standings
-    change (every filing moves the stamp), and once a request."""
+def mode_played_most(request: HtmxHttpRequest, venue_slug: str | None = None) -> str | None:
+    """The mode played most where the standings asked look (the league, or the venue of
+    venue_slug, else of ?venue=) when both were played there, else None: read once per
+    standings change (every filing moves the stamp), and once a request."""
+    venue = venue_slug if venue_slug is not None else request.GET.get("venue") or ""
 
     def read() -> str | None:
         # "" stands for None: the cache keeps no None.
         played = cached(
-            key("mode-played-most", standings_stamp(request)),
-            lambda: league_standings.mode_played_most() or "",
+            key("mode-played-most", standings_stamp(request), digest(venue, 8)),
+            lambda: league_standings.mode_played_most(venue) or "",
         )
         return played or None
 
-    return memo.once(request, "mode played most", read)
+    return memo.once(request, "mode played most", read, venue)
 
 
 def _filters(request: HtmxHttpRequest, table_id: int | None, kind: str) -> str:

@@ -50,7 +50,7 @@ def embed_filters(request: HtmxHttpRequest, slug: str) -> StandingsFilterForm:
     def build() -> StandingsFilterForm:
         data = request.GET.copy()
         data["venue"] = slug
-        mode = partial(mode_played_most, request)
+        mode = partial(mode_played_most, request, slug)
         asked = asked_filters(data, current_season=seasons.current_season, default_mode=mode)
         return StandingsFilterForm(asked)
 
