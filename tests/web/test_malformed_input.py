@@ -207,8 +207,8 @@ READS = [
     # are updating (kept with it).
     ("player", {"player_id"}, 9, 200, None),
     ("rules", {}, 0, 200, None),
-    # The filter form shows its table and season choices again, with the errors.
-    ("standings", {}, 3, 400, "There is no such table."),
+    # The filter form shows its table, season and venue choices again, with the errors.
+    ("standings", {}, 4, 400, "There is no such table."),
     ("table_standings", {"table_id"}, 3, 400, "Enter dates as YYYY-MM-DD."),
     ("api_standings", {}, 1, 400, "There is no such table."),
     ("standings_csv", {}, 0, 400, "There is no such table."),

@@ -59,6 +59,7 @@ class TestQuery:
         )
         assert form.query.as_json() == {
             "table": None,
+            "venue": None,
             "season": season.pk,
             "from": "2026-11-30",
             "to": "2026-11-30",
