@@ -1,10 +1,13 @@
 """Fields and field builders more than one feature's forms use: typed names, the limits a
 table seats, date boxes."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.forms.renderers import BaseRenderer
 from django.utils.functional import lazy
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from matches.rules.limits import MAX_PLAYERS, MIN_PLAYERS
@@ -71,3 +74,40 @@ def day_field(
         input_formats=DateBoxField.input_formats,
         error_messages=errors,
     )
+
+
+class ManyOptionsSelect(forms.Select):
+    """A select of every table or every venue: hundreds in a league of many pubs. Its
+    options are written here, not through the select template: rendering them made most of
+    a standings page's cost when its filters are not cached yet (make bench, venue rows).
+    The markup is templates/django/forms/widgets/select.html's: no option groups, one
+    option selected at most."""
+
+    def render(
+        self,
+        name: str,
+        value: Any,
+        attrs: dict[str, Any] | None = None,
+        renderer: BaseRenderer | None = None,
+    ) -> SafeString:
+        chosen = self.format_value(value)
+        options: list[tuple[str, str, Any]] = []
+        has_selected = False
+        for option_value, label in self.choices:
+            text = "" if option_value is None else str(option_value)
+            selected = not has_selected and text in chosen
+            has_selected |= selected
+            options.append((text, " selected" if selected else "", label))
+        # As attrs.html writes them: False left out, True as a bare name.
+        final = self.build_attrs(self.attrs, attrs)
+        shown = format_html_join(
+            "",
+            " {}{}",
+            (
+                (key, "" if val is True else format_html('="{}"', val))
+                for key, val in final.items()
+                if val is not False
+            ),
+        )
+        rows = format_html_join("", '\n    <option value="{}"{}>{}</option>', options)
+        return format_html('<select name="{}"{}>{}\n</select>', name, shown, rows)

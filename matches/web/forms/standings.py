@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.models import Season, Table, Venue
 from matches.results.standings import StandingsQuery
-from matches.web.forms.fields import day_field
+from matches.web.forms.fields import ManyOptionsSelect, day_field
 
 # The filters that choose a period: asking for any of them, even blank, is not asking for
 # the page's default season.
@@ -59,6 +59,7 @@ class StandingsFilterForm(forms.Form):
     table = forms.ModelChoiceField(
         label=_("Table"),
         queryset=Table.objects.order_by("name", "id"),
+        widget=ManyOptionsSelect,
         required=False,
         empty_label=_("All tables"),
         error_messages={"invalid_choice": _("There is no such table.")},
@@ -67,6 +68,7 @@ class StandingsFilterForm(forms.Form):
         label=_("Venue"),
         queryset=Venue.objects.all(),
         to_field_name="slug",
+        widget=ManyOptionsSelect,
         required=False,
         empty_label=_("All venues"),
         error_messages={"invalid_choice": _("There is no such venue.")},

@@ -72,3 +72,46 @@ class TestQuery:
         assert form.is_valid(), form.errors
         assert form.query == StandingsQuery(table_id=5, date_from=DAY, wins_only=True)
         assert not form.query.mixes_modes
+
+
+@pytest.mark.django_db
+class TestManyOptionsSelect:
+    """The table and venue selects write their options in Python (hundreds of them in a
+    league of many pubs): the page must read exactly as Django's own select writes it."""
+
+    @pytest.fixture
+    def league(self):
+        from tests.factories import make_table, other_venue
+
+        other_venue('Tom & "Jerry" <b>')
+        make_table(name="Back <room> & bar")
+        make_table(name="Front bar")
+        return Table.objects.order_by("pk")
+
+    @pytest.mark.parametrize(
+        "query", ["", 'venue=tom-&-"jerry"-<b>', "table={t}", "table=999&venue=nowhere"]
+    )
+    def test_the_same_html_as_djangos_select(self, league, query):
+        from django import forms
+
+        data = QueryDict(query.replace("{t}", str(league[1].pk)))
+        form = StandingsFilterForm(data)
+        form.is_valid()
+        ours = {name: str(form[name]) for name in ("table", "venue")}
+        for name in ("table", "venue"):
+            plain = forms.Select(choices=form.fields[name].widget.choices)
+            form.fields[name].widget = plain
+        assert ours == {name: str(form[name]) for name in ("table", "venue")}
+
+    def test_names_escaped_and_the_chosen_one_selected(self, league):
+        form = StandingsFilterForm(QueryDict(f"table={league[0].pk}"))
+        assert form.is_valid()
+        html = str(form["table"])
+        assert (
+            f'<option value="{league[0].pk}" selected>Back &lt;room&gt; &amp; bar</option>' in html
+        )
+        assert '<option value="">All tables</option>' in html
+        assert html.count(" selected") == 1
+        venues = str(form["venue"])
+        assert '<option value="" selected>All venues</option>' in venues
+        assert ">Tom &amp; &quot;Jerry&quot; &lt;b&gt;</option>" in venues
