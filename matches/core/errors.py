@@ -17,7 +17,7 @@ class Refusal(StrEnum):
     BAD_REQUEST = "bad_request"  # the request could not be read
     NOT_YOUR_TABLE = "not_your_table"
     NOT_YOUR_VENUE = "not_your_venue"  # a launch at a venue the host does not host at
-    NOT_THE_ORGANISER = "not_the_organiser"  # seasons, players, backups: the organiser's
+    NOT_THE_ORGANISER = "not_the_organiser"  # the league's writes: venues, seasons, players…
     TABLE_CLOSED = "table_closed"
     MATCH_NOT_FOUND = "match_not_found"
     WRONG_TABLE = "wrong_table"
@@ -47,7 +47,6 @@ class Refusal(StrEnum):
     # Merging players: the host did not confirm that a hidden record's results go public.
     MERGE_SHOWS_HIDDEN = "merge_shows_hidden"
     # Venues, their hosts and invitations (org/venues.py).
-    NOT_ORGANISER = "not_organiser"  # a write only the league's organiser may make
     NOT_VENUE_MANAGER = "not_venue_manager"  # a write only the venue's managers may make
     INVITATION_UNKNOWN = "invitation_unknown"
     INVITATION_SPENT = "invitation_spent"  # expired, or already used

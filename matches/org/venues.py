@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from matches.core.errors import Refusal, RuleError
 from matches.models import HostInvitation, HostProfile, Venue, VenueRole
 from matches.org.hosts import User, host_display_name_clean, is_host, public_host_name
-from matches.org.roles import forget_roles, is_organiser, may_manage_venue
+from matches.org.roles import forget_roles, is_organiser, may_manage_venue, require_organiser
 from matches.rules.limits import VENUE_NAME_MAX_LENGTH, VENUE_SLUG_MAX_LENGTH
 from matches.rules.names import clean_typed_name, name_key
 
@@ -71,8 +71,7 @@ def _pk(user: User) -> int:
 
 
 def _refuse_unless_organiser(by: User) -> None:
-    if not is_organiser(by):
-        raise RuleError(NOT_ORGANISER, code=Refusal.NOT_ORGANISER)
+    require_organiser(by, refusal=NOT_ORGANISER)
 
 
 def _refuse_unless_manager(by: User, venue: Venue) -> None:
@@ -258,7 +257,7 @@ def venue_role_remove(*, venue_id: int, user_id: int, by: User) -> Removal:
     if user.pk == by.pk:
         raise RuleError(NOT_YOURSELF)
     if role.kind == VenueRole.Kind.MANAGER and not is_organiser(by):
-        raise RuleError(MANAGER_BY_ORGANISER, code=Refusal.NOT_ORGANISER)
+        raise RuleError(MANAGER_BY_ORGANISER, code=Refusal.NOT_THE_ORGANISER)
     described = str(role)
     role.delete()
     message: list[dict] = [{"deleted": {"name": "venue role", "object": described}}]

@@ -39,7 +39,7 @@ class TestVenueCreate:
     def test_only_the_organiser(self):
         with pytest.raises(RuleError) as refused:
             venues.venue_create(name="The Crown", by=make_host())
-        assert refused.value.code == Refusal.NOT_ORGANISER
+        assert refused.value.code == Refusal.NOT_THE_ORGANISER
         assert not Venue.objects.filter(slug="the-crown").exists()
 
     def test_a_rename_keeps_the_slug_and_may_change_only_case(self):

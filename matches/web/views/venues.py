@@ -60,7 +60,7 @@ def _managed_or_403(request: HtmxHttpRequest, slug: str) -> Venue:
 
 def _refused(error: RuleError) -> None:
     """A service's refusal of who is asking, as the 403 page; any other refusal returns."""
-    if error.code in (Refusal.NOT_ORGANISER, Refusal.NOT_VENUE_MANAGER):
+    if error.code in (Refusal.NOT_THE_ORGANISER, Refusal.NOT_VENUE_MANAGER):
         raise PermissionDenied(error.message)
 
 
