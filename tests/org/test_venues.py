@@ -1,17 +1,16 @@
 """org.venues: the services behind the venues' pages, their refusals by code, and an
 invitation used once however many use it at once (real threads on a real database)."""
 
-import threading
 from collections.abc import Callable
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import OperationalError, connection
 
 from matches.core.errors import Refusal, RuleError
 from matches.models import HostInvitation, Venue, VenueRole
 from matches.org import venues
 from tests.factories import first_venue, make_host, other_venue
+from tests.races import run_at_once
 
 
 def organiser():
@@ -121,29 +120,6 @@ class TestInvitations:
             venues.invitation_join(token=made.token, user=newbie, display_name="HAL")
         assert not get_user_model().objects.filter(username="newbie").exists()
         assert HostInvitation.objects.get().used_at is None
-
-
-def run_at_once(*calls: Callable[[], object]) -> list[object]:
-    """Run the calls in threads released together; each returns its result or its error."""
-    barrier = threading.Barrier(len(calls))
-    results: list[object] = [None] * len(calls)
-
-    def worker(index: int, call: Callable[[], object]) -> None:
-        try:
-            barrier.wait()
-            results[index] = call()
-        except Exception as error:  # the outcome under test, including any database error
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(isinstance(r, OperationalError) for r in results), results
-    return results
 
 
 @pytest.mark.django_db(transaction=True)

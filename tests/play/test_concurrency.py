@@ -1,13 +1,10 @@
 """Real threads on a real database (SQLite in WAL with IMMEDIATE transactions, or
 PostgreSQL with row locks): every tap is applied exactly once, whatever the interleaving."""
 
-import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
 
 import pytest
-from django.db import OperationalError, connection
 
 from matches.core import errors
 from matches.integrity import integrity_problems
@@ -16,31 +13,9 @@ from matches.play.messages import NOT_LATEST
 from matches.play.services.tap import TapOutcome, match_eliminate
 from matches.play.services.undo import table_undo_last
 from tests.factories import make_host, make_table, open_match, places, seat_of, tap
+from tests.races import run_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def run_at_once(*calls: Callable[[], object]) -> list[object]:
-    """Run the calls in threads released together; each returns its result or its error."""
-    barrier = threading.Barrier(len(calls))
-    results: list[object] = [None] * len(calls)
-
-    def worker(index: int, call: Callable[[], object]) -> None:
-        try:
-            barrier.wait()
-            results[index] = call()
-        except Exception as error:  # the outcome under test, including any database error
-            results[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, c)) for i, c in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(isinstance(r, OperationalError) for r in results), results
-    return results
 
 
 def eliminate(table, match, name, key=None):
