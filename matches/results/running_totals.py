@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from django.db.models import Sum
 
 from matches.core.stamp import standings_changed
-from matches.models import DailyTally, Player, RunningTotal, Seat, Table
+from matches.models import DailyTally, Player, RunningTotal, Seat, Table, Venue
 from matches.rules.scoring import COUNT_FIELDS, finished_place, place_counts
 
 # What a standings row carries of a player's names besides the name, for the rule that picks
@@ -31,6 +31,7 @@ _RUNNING = RunningTotal._meta.db_table
 _PLAYER = Player._meta.db_table
 _TALLY = DailyTally._meta.db_table
 _TABLE = Table._meta.db_table
+_VENUE = Venue._meta.db_table
 
 
 def _latest(
@@ -109,6 +110,25 @@ def range_rows(
         *(f"{f}_sum" for f in COUNT_FIELDS),
     )
     return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def filed_per_mode(venue_slug: str | None = None) -> dict[str, int]:
+    """How many matches each mode has filed, in the league or at the venue of venue_slug
+    (none at a slug that names no venue). Each filed match crowns one winner, so the count is
+    the players' latest wins of that mode summed: two index seeks per player, however many
+    matches were filed; one query."""
+    modes = [str(mode) for mode in Table.Mode]
+    venue = "m.venue" if venue_slug else None
+    pick = " UNION ALL ".join(["SELECT %s AS mode"] * len(modes))
+    sql = (
+        f"SELECT m.mode, SUM(hi.wins) FROM {_PLAYER} p "  # noqa: S608 (names from the models, values as parameters)
+        f"CROSS JOIN (SELECT k.mode, CAST((SELECT id FROM {_VENUE} WHERE slug = %s) AS BIGINT) "
+        f"AS venue FROM ({pick}) k) m {_join('hi', None, venue=venue, outer=False)} "
+        f"GROUP BY m.mode"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [venue_slug or "", *modes])
+        return {mode: int(wins) for mode, wins in cursor.fetchall() if wins}
 
 
 def running_file(

@@ -9,10 +9,10 @@ from decimal import Decimal
 from typing import NamedTuple, cast
 
 from django.db import connection
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q, Sum
+from django.db.models import BooleanField, ExpressionWrapper, Q, Sum
 from django.utils.formats import number_format
 
-from matches.models import AllTimeTotal, DailyTally, Match, Player, Season, Table, Venue
+from matches.models import AllTimeTotal, DailyTally, Player, Season, Table, Venue
 from matches.results import running_totals
 from matches.results.running_totals import PUBLIC_NAME_COLUMNS
 from matches.rules import scoring
@@ -121,11 +121,9 @@ ALL_TIME = StandingsQuery()
 def mode_played_most(venue_slug: str | None = None) -> str | None:
     """The mode of most filed matches when the league (or the venue of that slug) has filed
     matches of both modes (a tie goes to ranked), else None: points alone compare the two
-    modes badly, so the standings open on one."""
-    filed = Match.objects.filed()
-    if venue_slug:
-        filed = filed.filter(table__venue__slug=venue_slug)
-    counts = dict(filed.order_by().values_list("table__mode").annotate(n=Count("pk")))
+    modes badly, so the standings open on one. Read off the running totals, not the
+    matches: its cost stays flat however many are filed."""
+    counts = running_totals.filed_per_mode(venue_slug)
     if len(counts) < 2:
         return None
     ranked, wta = counts.get(Table.Mode.RANKED, 0), counts.get(Table.Mode.WINNER_TAKES_ALL, 0)

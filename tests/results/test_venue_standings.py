@@ -199,6 +199,10 @@ def test_random_leagues_across_venues_read_as_the_seats_count(boss, ops, asked):
                 assert read(venue, date_from, date_to, mode) == recount(
                     venue, date_from, date_to, mode
                 )
+        for venue in (home, anchor, None):
+            assert running_totals.filed_per_mode(venue.slug if venue else None) == filed_count(
+                venue
+            )
         assert integrity_problems() == []
         transaction.set_rollback(True)
 
@@ -265,6 +269,51 @@ class TestAggregatesCarryTheVenue:
         running_totals.running_refresh(player_ids=[eve])
         assert integrity_problems() == []
         assert read(anchor)["Eve"] == recount(anchor)["Eve"]
+
+
+def filed_count(venue=None) -> dict[str, int]:
+    """The filed matches of each mode, at one venue or all, counted from the matches."""
+    counts: dict[str, int] = {}
+    for match in Match.objects.filter(status=Match.Status.FILED).select_related("table"):
+        if venue is None or match.table.venue_id == venue.pk:
+            counts[match.table.mode] = counts.get(match.table.mode, 0) + 1
+    return counts
+
+
+class TestModePlayedMost:
+    """The standings open on the mode played most, read off the running totals."""
+
+    def test_each_venue_and_the_league_count_their_filed_matches_per_mode(self, pubs, boss):
+        home, anchor = pubs
+        crown(anchor.tables.get(), ["Eve", "Bob"], D3)  # a third winner-takes-all match
+        table_undo_last(table_id=anchor.tables.get().pk, tap_id=None, by=boss)  # undone
+        assert running_totals.filed_per_mode(home.slug) == {"ranked": 2}
+        assert running_totals.filed_per_mode(anchor.slug) == {"winner_takes_all": 2}
+        assert running_totals.filed_per_mode(None) == {"ranked": 2, "winner_takes_all": 2}
+        for venue in (home, anchor, None):
+            assert running_totals.filed_per_mode(venue.slug if venue else None) == filed_count(
+                venue
+            )
+
+    def test_a_tie_opens_on_ranked_and_one_mode_opens_on_neither(self, pubs):
+        home, anchor = pubs
+        assert league_standings.mode_played_most() == "ranked"
+        assert league_standings.mode_played_most(home.slug) is None
+        assert league_standings.mode_played_most(anchor.slug) is None
+
+    def test_more_winner_takes_all_matches_open_on_that_mode(self, pubs):
+        _home, anchor = pubs
+        crown(anchor.tables.get(), ["Eve", "Bob"], D3)
+        assert league_standings.mode_played_most() == "winner_takes_all"
+
+    def test_an_unknown_venue_has_filed_nothing(self, pubs):
+        assert running_totals.filed_per_mode("no-such-pub") == {}
+        assert league_standings.mode_played_most("no-such-pub") is None
+
+    def test_it_is_one_query(self, pubs, django_assert_num_queries):
+        _home, anchor = pubs
+        with django_assert_num_queries(1):
+            league_standings.mode_played_most(anchor.slug)
 
 
 class TestVenueReadsAreOneQuery:
