@@ -5,10 +5,9 @@ wait for it (Kept.filling)."""
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.http import Http404, HttpResponse
-from django.template.loader import get_template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
@@ -40,24 +39,22 @@ kept_rows = Kept(KEPT_ROWS)
 
 
 def rendered_rows(
-    template_name: str, rows: list[dict], context: dict, *, content: Callable[[dict], tuple]
+    render: Callable[..., str], rows: list[dict], context: dict, *, content: Callable[[dict], tuple]
 ) -> SafeString:
-    """The rows of a long table, each rendered by template_name (a partial writing one row
-    from context and the row's own variables, rows[i]) once per content(row), context and
-    language. A filing moves a few players' standings: most rows read as before, and only
-    those that changed are rendered again. Per process, and safe with any number of
-    processes: the key is what the row shows, whatever else changed."""
-    shared = (template_name, get_language(), *sorted(context.items()))
+    """The rows of a long table, each written by render(**context, **rows[i]) (escaped
+    markup for one row) once per content(row), context and language. A filing moves a few
+    players' standings: most rows read as before, and only those that changed are written
+    again. Per process, and safe with any number of processes: the key is what the row
+    shows, whatever else changed."""
+    shared = (render.__module__, render.__qualname__, get_language(), *sorted(context.items()))
     keys = [(*shared, *content(row)) for row in rows]
     found = [kept_rows.get(row_key) for row_key in keys]
-    missing = [index for index, html in enumerate(found) if html is None]
-    if missing:
-        template = get_template(template_name)
-        for index in missing:
-            found[index] = template.render({**context, **rows[index]})
+    for index, html in enumerate(found):
+        if html is None:
+            found[index] = render(**context, **rows[index])
             kept_rows.put(keys[index], found[index])
-    # Every part is a template's own autoescaped output; one row a line in the page's source.
-    return mark_safe("\n".join(found))  # noqa: S308
+    # Every part is render's own escaped output; one row a line in the page's source.
+    return mark_safe("\n".join(cast(list[str], found)))  # noqa: S308
 
 
 def _read_key(kind: TagKind, stamped: Stamped, night: str) -> tuple:

@@ -47,6 +47,7 @@ from matches.web.forms.errors import first_error
 from matches.web.forms.standings import StandingsFilterForm, asked_filters
 from matches.web.htmx import HtmxHttpRequest
 from matches.web.middleware import language_neutral
+from matches.web.standing_rows import standing_row
 
 
 def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_id) -> str:
@@ -63,7 +64,7 @@ def _standing_rows_html(request: HtmxHttpRequest, query: StandingsQuery, table_i
         ]
         # One reverse() for the player links instead of one per row (see make bench).
         context = {"wins_only": query.wins_only, "players_url": players_url}
-        return rendered_rows("matches/standings.html#row", rows, context, content=_row_content)
+        return rendered_rows(standing_row, rows, context, content=_row_content)
 
     return cached(standings_key(request, "rows", table_id), build)
 
