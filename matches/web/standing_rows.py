@@ -1,9 +1,12 @@
 """A standings row written in Python: the standings page shows one per player (hundreds in a
 league), and a template partial per row cost most of a cold page (make bench). Markup and
-texts as the template wrote them: one line of HTML per row, every value escaped."""
+texts as the template wrote them: one line of HTML per row. Every text is escaped with the
+standard library's html.escape, which is what Django's escape does, without the lazy-string
+checks that cost more than the escaping itself at this count."""
+
+from html import escape
 
 from django.utils.formats import date_format
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext
 
@@ -25,37 +28,32 @@ def _ahead(row: StandingRow) -> str:
     return ""
 
 
-def _notes(row: StandingRow) -> SafeString:
-    """The small print under the name: the tie-break and the nights that count."""
-    notes = []
+def _notes(row: StandingRow) -> str:
+    """The small print under the name, escaped: the tie-break and the nights that count."""
+    notes = ""
     ahead = _ahead(row)
     level = ""
     if row.level_with:
-        names = {"names": ", ".join(row.level_with)}
-        level = gettext("level on everything with %(names)s") % names
+        level = gettext("level on everything with %(names)s") % {"names": ", ".join(row.level_with)}
     if ahead or level:
-        joined = "; ".join(text for text in (ahead, level) if text)
-        notes.append(format_html('<small class="tie-break">{}</small>', joined))
+        said = "; ".join(text for text in (ahead, level) if text)
+        notes += f'<small class="tie-break">{escape(said)}</small>'
     if row.nights:
         nights = ", ".join(date_format(night, "MONTH_DAY_FORMAT") for night in row.nights)
-        notes.append(
-            format_html(
-                '<small class="nights-counted">{} {}</small>', gettext("Nights counted:"), nights
-            )
-        )
-    return mark_safe("".join(notes))  # noqa: S308 (each part made by format_html)
+        said = f"{gettext('Nights counted:')} {nights}"
+        notes += f'<small class="nights-counted">{escape(said)}</small>'
+    return notes
 
 
-def _rating(rating: RatingRow | None) -> SafeString:
+def _rating(rating: RatingRow | None) -> str:
     if rating is None:
-        return mark_safe("–")
+        return "–"
     if not rating.provisional:
-        return format_html("{}", rating.shown)
-    return format_html(
-        '{}<span class="provisional"><span aria-hidden="true">?</span>'
-        '<span class="visually-hidden"> {}</span></span>',
-        rating.shown,
-        gettext("(provisional)"),
+        return str(rating.shown)
+    provisional = escape(gettext("(provisional)"))
+    return (
+        f'{rating.shown}<span class="provisional"><span aria-hidden="true">?</span>'
+        f'<span class="visually-hidden"> {provisional}</span></span>'
     )
 
 
@@ -68,15 +66,9 @@ def standing_row(
     counts = [row.played, row.wins]
     if not wins_only:
         counts += [row.seconds, row.thirds, row.points]
-    return format_html(
-        '<tr><td>{}{}</td><td><a href="{}{}/">{}</a>{}</td>{}<td>{}</td><td>{}</td></tr>',
-        "=" if row.shared else "",
-        row.rank,
-        players_url,
-        row.player_id,
-        row.player,
-        _notes(row),
-        format_html_join("", "<td>{}</td>", ((count,) for count in counts)),
-        row.win_percent_text,
-        _rating(rating),
+    cells = "".join(f"<td>{int(count)}</td>" for count in counts)
+    link = f'<a href="{escape(players_url)}{int(row.player_id)}/">{escape(row.player)}</a>'
+    return mark_safe(  # noqa: S308 (every text above escaped, every number an int)
+        f"<tr><td>{'=' if row.shared else ''}{int(row.rank)}</td><td>{link}{_notes(row)}</td>"
+        f"{cells}<td>{escape(row.win_percent_text)}</td><td>{_rating(rating)}</td></tr>"
     )
