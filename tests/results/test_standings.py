@@ -184,10 +184,9 @@ class TestQueryCounts:
             client.get(reverse("matches:api_standings"), {"table": table.pk})
         # The season covering today, the stamp, the aggregate with the players' names, the
         # ratings, whether they are updating, the tables, seasons and venues the filter offers
-        # (read to key its rendering), and the tables and seasons again as the filter's lists
-        # are rendered (a league of one venue shows no venue list); and which modes the league
-        # has played (read once per standings change).
-        with django_assert_num_queries(11):
+        # (read once, to key its rendering and to write its lists); and which modes the
+        # league has played (read once per standings change).
+        with django_assert_num_queries(9):
             page = client.get(reverse("matches:standings"))
         # Until a match is filed or unfiled the rows come from the cache, or a 304.
         with django_assert_num_queries(5):

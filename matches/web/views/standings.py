@@ -80,6 +80,7 @@ def _filters_html(form: StandingsFilterForm) -> str:
     if len(choices.venues) < 2 and "venue" in form.fields and not form.cleaned_data.get("venue"):
         # A league of one pub sees no venue choice (the parameter still reads).
         del form.fields["venue"]
+    form.offer(choices)
     shown = [str(form[name].value()) for name in form.fields]
     return cached(form_key("filters", choices, shown), render)
 
