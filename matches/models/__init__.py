@@ -2,6 +2,7 @@
 matches.models.<Name>."""
 
 from matches.models.corrections import MatchCorrection
+from matches.models.finals import FinalsEntry, FinalsEvent, FinalsSeeding, FinalsTable
 from matches.models.hosts import HostProfile
 from matches.models.merges import PlayerMerge
 from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
@@ -24,6 +25,10 @@ __all__ = [
     "CountFields",
     "Counts",
     "DailyTally",
+    "FinalsEntry",
+    "FinalsEvent",
+    "FinalsSeeding",
+    "FinalsTable",
     "HeadToHead",
     "HostInvitation",
     "HostProfile",
