@@ -15,6 +15,7 @@ from matches.models.standings import (
     PlayerNight,
     RunningTotal,
     Season,
+    SeasonRuleChange,
 )
 from matches.models.tables import Match, MatchQuerySet, Player, Seat, Table, Tap
 from matches.models.venues import HostInvitation, Venue, VenueRole
@@ -38,6 +39,7 @@ __all__ = [
     "RatingsReplay",
     "RunningTotal",
     "Season",
+    "SeasonRuleChange",
     "Seat",
     "StandingsStamp",
     "Table",
