@@ -16,6 +16,7 @@ from matches.models.standings import (
     PlayerNight,
     RunningTotal,
     Season,
+    SeasonRuleChange,
 )
 from matches.models.tables import Match, MatchQuerySet, Player, Seat, Table, Tap
 from matches.models.venues import HostInvitation, Venue, VenueRole
@@ -43,6 +44,7 @@ __all__ = [
     "RatingsReplay",
     "RunningTotal",
     "Season",
+    "SeasonRuleChange",
     "Seat",
     "StandingsStamp",
     "Table",
