@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('matches', '0023_aggregates_venue_required'),
+        ('matches', '0024_season_qualifying'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
