@@ -20,11 +20,12 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.urls import Resolver404, resolve, reverse
 
-from matches.models import Player, PlayerMerge, Season, Table, Venue, VenueRole
+from matches.models import DailyTally, Player, PlayerMerge, Season, Table, Venue, VenueRole
 from matches.org import venues
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, SEASONS_ARE_THE_ORGANISERS
 from matches.play import corrections
 from matches.play import messages as play_messages
+from matches.play.services.finals import FINALS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_close
 from matches.results.players.services import player_merge, players_resolve
 from tests.clients import HTMX, FormClient
@@ -192,6 +193,7 @@ HOSTS_READ = {
 NOBODY = dict.fromkeys(ACTORS, GONE)
 PLAYERS = organiser_writes(PLAYERS_ARE_THE_ORGANISERS)
 SEASONS = organiser_writes(SEASONS_ARE_THE_ORGANISERS)
+FINALS = organiser_writes(FINALS_ARE_THE_ORGANISERS)
 VENUES = organiser_writes(venues.NOT_ORGANISER)
 
 
@@ -262,6 +264,31 @@ def player(name: str) -> Callable[[League], list]:
 
 def at_venue(league: League) -> list:
     return [league.venue.slug]
+
+
+def finals_form(league: League) -> dict:
+    """The season's qualifiers (six players' nights in it at the first venue), and a finals
+    night of two heats from them."""
+    for points, name in enumerate(["Alice", "Ben", "Cara", "Dev", "Eve", "Finn"]):
+        DailyTally.objects.create(
+            player_id=league.player(name),
+            table=league.table,
+            venue=league.venue,
+            day=league.season.first_day,
+            played=1,
+            points=points,
+        )
+    return {
+        "venue": league.venue.pk,
+        "mode": "ranked",
+        "heats": "2",
+        "seeding": "spread",
+        "runners_up": "1",
+    }
+
+
+def on_season(league: League) -> list:
+    return [league.season.pk]
 
 
 def venue_user(username: str) -> Callable[[League], list]:
@@ -342,6 +369,9 @@ WRITES = [
         season_form("Winter 2020"),
     ),
     Write("season_delete", "POST", SEASONS, lambda league: [league.season.pk]),
+    # A season's finals night: the organiser's, once the season has ended.
+    Write("finals_new", "GET", FINALS, on_season),
+    Write("finals_new", "POST", FINALS, on_season, finals_form),
     # Venues: the organiser adds, renames and lists who may frame the standings; the
     # venue's managers and the organiser invite and remove hosts, though only the organiser
     # removes a manager and nobody removes themselves; the organiser makes managers and
@@ -417,6 +447,8 @@ READS = {
     "api_table_matches",
     "api_standings",
     "seasons",
+    "finals",
+    "finals_board",
     "api_player",
     "api_ratings",
     "language",
