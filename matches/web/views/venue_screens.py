@@ -42,8 +42,11 @@ def venue_board(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "venue": state.venue,
         "boards": board.boards,
         "tonight_tables": board.tonight,
-        # A season's champion crowned here tonight, at its finals night.
-        "champions": finals_boards.venue_champions(venue_id=state.venue.pk, night=night_of()),
+        # A season's champion crowned here tonight, at its finals night (read only when a
+        # finals table is among tonight's: no query on any other night).
+        "champions": finals_boards.venue_champions(venue_id=state.venue.pk, night=night_of())
+        if any(table.finals for table in state.tables)
+        else [],
         "poll_seconds": tables.POLL_SECONDS,
         # The pub's screen: the public's names, even in a host's browser.
         "real_names": False,
