@@ -11,7 +11,7 @@ import datetime
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -27,6 +27,7 @@ from matches.play import corrections
 from matches.play import messages as play_messages
 from matches.play.services.tables import table_close
 from matches.results.players.services import player_merge, players_resolve
+from matches.results.season_rules import rules_change
 from tests.clients import HTMX, FormClient
 from tests.factories import (
     first_venue,
@@ -220,6 +221,12 @@ def season_form(name: str) -> Callable[[League], dict]:
     return lambda league: {"name": name, "first_day": "2021-01-01", "last_day": "2021-03-31"}
 
 
+def rules_form(league: League) -> dict:
+    """Four places a venue instead of eight, confirmed as the confirmation page asks."""
+    change = rules_change(league.season, replace(league.season.qualifying_rules, places=4))
+    return {"places": "4", "one_venue": "on", "confirm": change.token}
+
+
 def on_table(league: League) -> list:
     return [league.table.pk]
 
@@ -342,6 +349,9 @@ WRITES = [
         season_form("Winter 2020"),
     ),
     Write("season_delete", "POST", SEASONS, lambda league: [league.season.pk]),
+    Write("season_rules", "GET", SEASONS, lambda league: [league.season.pk]),
+    # The season has ended: the change saves with the confirmation of exactly this change.
+    Write("season_rules", "POST", SEASONS, lambda league: [league.season.pk], rules_form),
     # Venues: the organiser adds, renames and lists who may frame the standings; the
     # venue's managers and the organiser invite and remove hosts, though only the organiser
     # removes a manager and nobody removes themselves; the organiser makes managers and
@@ -417,6 +427,9 @@ READS = {
     "api_table_matches",
     "api_standings",
     "seasons",
+    "season",
+    "season_qualifiers",
+    "api_season_qualifiers",
     "api_player",
     "api_ratings",
     "language",
