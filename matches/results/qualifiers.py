@@ -338,6 +338,45 @@ def _finalists(
     )
 
 
+def qualifiers_json(result: SeasonQualifiers) -> dict:
+    """The qualifiers as the API gives them (reasons in the active language)."""
+    season = result.season
+    slugs = {venue.venue_id: venue.slug for venue in result.venues}
+    return {
+        "season": {
+            "id": season.pk,
+            "name": season.name,
+            "first_day": season.first_day.isoformat(),
+            "last_day": season.last_day.isoformat(),
+        },
+        "status": result.status,
+        "final": result.final,
+        "rules": result.rules.as_dict(),
+        "league_nights": result.league_nights,
+        "venues": [
+            {
+                "venue": venue.slug,
+                "name": venue.name,
+                "nights": venue.nights,
+                "needed_nights": venue.needed,
+                "places": venue.places,
+                "ranked": venue.ranked,
+                "players": [entry.as_json() for entry in venue.shown],
+            }
+            for venue in result.venues
+        ],
+        "finalists": [
+            {
+                "player_id": finalist.player_id,
+                "player": finalist.name,
+                "venue": slugs[finalist.venue_id],
+                "season_rank": finalist.season_rank,
+            }
+            for finalist in result.finalists
+        ],
+    }
+
+
 def season_finalists(season: Season) -> list[Finalist]:
     """Every qualified player of the season under its rules (fixed once the season has
     ended), best season_rank first."""

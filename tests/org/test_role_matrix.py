@@ -11,7 +11,7 @@ import datetime
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -28,6 +28,7 @@ from matches.play import messages as play_messages
 from matches.play.services.finals import FINALS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_close
 from matches.results.players.services import player_merge, players_resolve
+from matches.results.season_rules import rules_change
 from tests.clients import HTMX, FormClient
 from tests.factories import (
     first_venue,
@@ -222,6 +223,12 @@ def season_form(name: str) -> Callable[[League], dict]:
     return lambda league: {"name": name, "first_day": "2021-01-01", "last_day": "2021-03-31"}
 
 
+def rules_form(league: League) -> dict:
+    """Four places a venue instead of eight, confirmed as the confirmation page asks."""
+    change = rules_change(league.season, replace(league.season.qualifying_rules, places=4))
+    return {"places": "4", "one_venue": "on", "confirm": change.token}
+
+
 def on_table(league: League) -> list:
     return [league.table.pk]
 
@@ -372,6 +379,9 @@ WRITES = [
     # A season's finals night: the organiser's, once the season has ended.
     Write("finals_new", "GET", FINALS, on_season),
     Write("finals_new", "POST", FINALS, on_season, finals_form),
+    Write("season_rules", "GET", SEASONS, lambda league: [league.season.pk]),
+    # The season has ended: the change saves with the confirmation of exactly this change.
+    Write("season_rules", "POST", SEASONS, lambda league: [league.season.pk], rules_form),
     # Venues: the organiser adds, renames and lists who may frame the standings; the
     # venue's managers and the organiser invite and remove hosts, though only the organiser
     # removes a manager and nobody removes themselves; the organiser makes managers and
@@ -449,6 +459,9 @@ READS = {
     "seasons",
     "finals",
     "finals_board",
+    "season",
+    "season_qualifiers",
+    "api_season_qualifiers",
     "api_player",
     "api_ratings",
     "language",

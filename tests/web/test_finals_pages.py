@@ -174,6 +174,12 @@ class TestChampionShown:
         page = text(client.get(reverse("matches:seasons")).content.decode())
         assert "♛ Season champion: Dora , winner of the finals night" in page
 
+    def test_on_the_season_page(self, client, organiser):
+        event = self.crowned(organiser)
+        html = client.get(reverse("matches:season", args=[event.season_id])).content.decode()
+        assert "♛ Season champion: Dora , winner of the finals night" in text(html)
+        assert reverse("matches:finals_board", args=[event.season_id]) in html
+
     def test_on_the_venue_board(self, client, organiser):
         self.crowned(organiser)
         html = client.get(
