@@ -10,9 +10,9 @@ at once take turns on the event's row, so the final opens exactly once (and the 
 constraint stands behind it)."""
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, cast
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _g
@@ -32,6 +32,7 @@ from matches.models import (
     Table,
     Venue,
 )
+from matches.org.hosts import User
 from matches.org.roles import require_organiser
 from matches.play import messages
 from matches.play.services import tables
@@ -85,7 +86,7 @@ class Qualified(Protocol):
 
 
 def _rule(error: rules.FinalsRuleError) -> RuleError:
-    return RuleError(RULES[error.key], **error.params)
+    return RuleError(str(RULES[error.key]) % error.params)
 
 
 def finals_plan(
@@ -120,6 +121,7 @@ def finals_create(
     (spread by seed, or a random draw kept by its seed), each heat a table at the venue with
     its one match open. Refused before the night after the season's last day."""
     require_organiser(by, refusal=FINALS_ARE_THE_ORGANISERS)
+    account = cast(Account, by)  # the organiser's: an account, not an anonymous visitor
     season = Season.objects.select_for_update().filter(pk=season_id).first()
     if season is None:
         raise RuleError(NO_SUCH_SEASON)
@@ -158,7 +160,7 @@ def finals_create(
                 draw_seed=draw_seed,
                 heat_count=heats,
                 runners_up=runners_up,
-                created_by=by,
+                created_by=account,
             )
     except IntegrityError:
         raise RuleError(ALREADY_HELD, season=season.name) from None
@@ -185,7 +187,7 @@ def finals_create(
             name=_g(str(HEAT_NAME)) % {"number": heat},
             mode=mode,
             venue=venue,
-            created_by=by,
+            created_by=account,
             finals=True,
         )
         FinalsTable.objects.create(event=event, table=table, heat=heat)
