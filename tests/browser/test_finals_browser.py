@@ -112,6 +112,12 @@ def test_a_finals_night_of_three_heats_and_a_final_on_two_tablets_and_a_tv(brows
     play(organiser, pushed, heat(season, 1), ["Fay"])  # Ana wins heat 1
     expect(cards.nth(0)).to_contain_text("Ana won", timeout=PUSHED_MS)
     expect(organiser.get_by_text("Heat 1 is over")).to_be_visible()
+    # The crowning taken back from the closed heat's page: the heat plays on, then again.
+    organiser.get_by_role("button", name="Undo Fay out — reopens match 1").click()
+    expect(player_button(organiser, "Fay")).to_be_visible()
+    expect(cards.nth(0).locator(".tv-players li")).to_have_text(["Ana", "Fay"], timeout=PUSHED_MS)
+    play(organiser, pushed, heat(season, 1), ["Fay"])
+    expect(cards.nth(0)).to_contain_text("Ana won", timeout=PUSHED_MS)
     play(host, pushed, heat(season, 3), ["Cid", "Ivo"])  # Dora wins heat 3
     expect(cards.nth(2)).to_contain_text("Dora won", timeout=PUSHED_MS)
     play(organiser, pushed, heat(season, 2), ["Hana", "Bea"])  # Edu wins heat 2: the final
