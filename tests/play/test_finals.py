@@ -12,6 +12,7 @@ from matches.play.messages import FINALS_TABLE_FIXED, TABLE_CLOSED
 from matches.play.services.tables import match_set_roster, table_close
 from matches.play.services.undo import table_undo_last
 from matches.results import head_to_head, standings
+from matches.results.qualifiers import season_finalists
 from matches.rules import finals as rules
 from tests.factories import make_host, make_organiser
 from tests.finals_factories import (
@@ -281,3 +282,21 @@ class TestWhatCounts:
         assert standings.standings(in_season, real_names=True) == []
         everyone = standings.standings(standings.ALL_TIME, real_names=True)
         assert {row.player for row in everyone} == {"Ana", "Fay", "Gus"}
+
+    def test_finals_leave_best_nights_and_the_qualifiers_as_they_were(self, organiser):
+        season = ended_season()
+        season.best_nights, season.min_nights = 1, 0
+        season.save()
+        event = create(organiser, season=season)
+        before = season_finalists(season)
+        for heat in (1, 2, 3):
+            play_out(heat_table(event, heat), organiser)
+        best = standings.StandingsQuery(
+            season_id=season.pk,
+            date_from=season.first_day,
+            date_to=season.last_day,
+            best_nights=1,
+        )
+        assert standings.standings(best, real_names=True) == []
+        assert season_finalists(season) == before
+
