@@ -204,3 +204,12 @@ class TestHeatTable:
         assert "Undo Fay out — reopens match 1" in page
         assert "Reopen table" not in page and "Close table" not in page
         assert reverse("matches:finals_board", args=[event.season_id]) in html
+
+    def test_home_offers_no_reopen_of_a_filed_heat(self, boss, organiser):
+        event = create(organiser)
+        table = heat_table(event, 1)
+        play_out(table, organiser)
+        html = boss.get(reverse("matches:home")).content.decode()
+        assert "Finals · Heat 1" in html
+        assert reverse("matches:reopen", args=[table.pk]) not in html
+
