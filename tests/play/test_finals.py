@@ -299,4 +299,3 @@ class TestWhatCounts:
         )
         assert standings.standings(best, real_names=True) == []
         assert season_finalists(season) == before
-

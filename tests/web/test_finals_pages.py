@@ -212,4 +212,3 @@ class TestHeatTable:
         html = boss.get(reverse("matches:home")).content.decode()
         assert "Finals · Heat 1" in html
         assert reverse("matches:reopen", args=[table.pk]) not in html
-
