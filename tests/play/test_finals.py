@@ -299,3 +299,15 @@ class TestWhatCounts:
         )
         assert standings.standings(best, real_names=True) == []
         assert season_finalists(season) == before
+
+
+class TestMerges:
+    def test_a_finalist_is_never_merged_away(self, organiser):
+        from matches.results.players.services import player_merge
+
+        create(organiser)
+        with pytest.raises(
+            RuleError, match="Ana is in a season’s finals night: merge Bea into Ana"
+        ):
+            player_merge(keep_id=Player.objects.get(name="Bea").pk, other_name="Ana", by=organiser)
+        assert Player.objects.filter(name="Ana").exists()

@@ -18,7 +18,17 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import AllTimeTotal, Match, Player, PlayerMerge, RatingChange, Seat, Tap
+from matches.models import (
+    AllTimeTotal,
+    FinalsEntry,
+    FinalsTable,
+    Match,
+    Player,
+    PlayerMerge,
+    RatingChange,
+    Seat,
+    Tap,
+)
 from matches.org.hosts import User
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, require_organiser
 from matches.ratings import schedule
@@ -37,6 +47,11 @@ PLAYER_NAME_TAKEN = _(
     "choose a different name."
 )
 MERGE_NOT_FOUND = _("That merge does not exist; nothing was changed.")
+# A finals night names its finalists and winners by record: the one merged away goes.
+MERGE_DROPS_FINALIST = _(
+    "%(name)s is in a season’s finals night: merge %(keep)s into %(name)s instead; nothing "
+    "was changed."
+)
 MERGE_ALREADY_UNDONE = _("This merge was already undone; nothing was changed.")
 UNDO_KEPT_GONE = _(
     "“%(name)s” was merged into a record that has itself been merged since: undo that "
@@ -245,6 +260,11 @@ def player_merge(
             name=drop.name,
             shown=keep.shown_name(real=False),
         )
+    if (
+        FinalsEntry.objects.filter(player=drop).exists()
+        or FinalsTable.objects.filter(winner=drop).exists()
+    ):
+        raise RuleError(MERGE_DROPS_FINALIST, name=drop.name, keep=keep.name)
     player_pages_refresh([keep.pk, drop.pk])
     # The record keeps exactly the seats and taps that moved, for the undo.
     seat_ids = _players_moved(Seat, keep_id=keep.pk, drop_id=drop.pk)
