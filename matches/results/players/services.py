@@ -12,7 +12,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.core import serializers
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, F, Field, Model, Q, Value, When
+from django.db.models import BigIntegerField, Case, F, Field, Model, ProtectedError, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -20,8 +20,6 @@ from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
 from matches.models import (
     AllTimeTotal,
-    FinalsEntry,
-    FinalsTable,
     Match,
     Player,
     PlayerMerge,
@@ -260,11 +258,6 @@ def player_merge(
             name=drop.name,
             shown=keep.shown_name(real=False),
         )
-    if (
-        FinalsEntry.objects.filter(player=drop).exists()
-        or FinalsTable.objects.filter(winner=drop).exists()
-    ):
-        raise RuleError(MERGE_DROPS_FINALIST, name=drop.name, keep=keep.name)
     player_pages_refresh([keep.pk, drop.pk])
     # The record keeps exactly the seats and taps that moved, for the undo.
     seat_ids = _players_moved(Seat, keep_id=keep.pk, drop_id=drop.pk)
@@ -296,7 +289,12 @@ def player_merge(
     _log(by, keep, CHANGE, said)
     _log(by, drop, DELETION, said)
     _log(by, record, ADDITION, said)
-    drop.delete()
+    try:
+        drop.delete()
+    except ProtectedError:
+        # Only a finals night's rows still name drop (its finalist, or a heat's winner):
+        # the whole merge is rolled back with this refusal.
+        raise RuleError(MERGE_DROPS_FINALIST, name=drop.name, keep=keep.name) from None
     return record
 
 
