@@ -77,6 +77,16 @@ class TestQualifiersPage:
             ("Ivy", "1 night at The Crown; needs 3"),
         ]
 
+    def test_in_portuguese(self, pubs, client):  # noqa: F811
+        season = running(qualify_places=4, qualify_min_nights=4)
+        client.cookies["django_language"] = "pt"
+        html = body(client.get(reverse("matches:season_qualifiers", args=[season.pk])))
+        assert "Se a época acabasse hoje à noite" in html
+        assert "1 noite em The Crown; são precisas 3" in html
+        assert "Apurado noutro local: The Crown" in html
+        page = body(client.get(reverse("matches:season", args=[season.pk])))
+        assert "Apuram-se os 4 primeiros de cada local." in page
+
     def test_a_running_season_says_if_it_ended_tonight(self, pubs, client):  # noqa: F811
         season = running()
         html = body(client.get(reverse("matches:season_qualifiers", args=[season.pk])))
