@@ -13,7 +13,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.models import Season, SeasonRuleChange
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_launch
-from matches.results import season_rules
+from matches.results import season_rules, seasons
 from matches.results.season_rules import rules_change, season_rules_save
 from matches.rules.qualifying import QualifyingRules
 from tests.clients import FormClient
@@ -267,3 +267,33 @@ class TestRuleChanges:
         with pytest.raises(RuleError):
             season_rules_save(season_id=season.pk, rules=QualifyingRules(best_nights=3), by=boss)
         assert SeasonRuleChange.objects.count() == 0
+
+
+class TestTheSeasonFormAndTheRules:
+    def test_the_best_nights_the_qualifiers_count_stay_while_they_count_them(self, boss):
+        season = Season.objects.create(
+            name="Spring", first_day=TODAY + DAY, last_day=TODAY + 20 * DAY, best_nights=4,
+            qualify_best_nights=True,
+        )  # fmt: skip
+        form = {"name": "Spring", "first_day": (TODAY + DAY).isoformat(),
+                "last_day": (TODAY + 20 * DAY).isoformat()}  # fmt: skip
+        client = logged_in(boss)
+        response = client.post(reverse("matches:season_edit", args=[season.pk]), form)
+        assert response.status_code == 400
+        assert str(seasons.SEASON_BEST_NIGHTS_QUALIFY) in body(response)
+        assert Season.objects.get().best_nights == 4
+        # Before the first night another number is fine: the qualifiers follow it.
+        response = client.post(
+            reverse("matches:season_edit", args=[season.pk]), {**form, "best_nights": "3"}
+        )
+        assert response.status_code == 302
+        assert Season.objects.get().qualifying_rules.best_nights == 3
+
+    def test_after_the_first_night_it_goes_through_the_rules(self, pubs, boss):  # noqa: F811
+        season = running(best_nights=4, qualify_best_nights=True)
+        with pytest.raises(RuleError) as refused:
+            seasons.season_save(
+                season_id=season.pk, name="Winter", first_day=season.first_day,
+                last_day=season.last_day, best_nights=3, by=boss,
+            )  # fmt: skip
+        assert refused.value.message == str(seasons.SEASON_BEST_NIGHTS_QUALIFY)
