@@ -110,9 +110,9 @@ def season_save(
         )
     # The qualifiers may count the best nights too: without the rule they could not, and
     # once the season has started a change of it must go through the rules' confirmation.
-    if season.qualify_best_nights and best_nights != season.best_nights:
-        if best_nights is None or night_of() >= season.first_day:
-            raise RuleError(SEASON_BEST_NIGHTS_QUALIFY)
+    moved = season.qualify_best_nights and best_nights != season.best_nights
+    if moved and (best_nights is None or night_of() >= season.first_day):
+        raise RuleError(SEASON_BEST_NIGHTS_QUALIFY)
     season.name, season.first_day, season.last_day = name, first_day, last_day
     season.best_nights, season.min_nights = best_nights, min_nights
     season.save()
