@@ -2,6 +2,7 @@
 rules page with its confirmation once the season has started, and the qualifiers page and
 JSON: exact lists, reasons and query counts."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -10,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matches.core.errors import Refusal, RuleError
-from matches.models import Season, SeasonRuleChange
+from matches.models import Player, Season, SeasonRuleChange, Table
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_launch
 from matches.results import season_rules, seasons
@@ -297,3 +298,65 @@ class TestTheSeasonFormAndTheRules:
                 last_day=season.last_day, best_nights=3, by=boss,
             )  # fmt: skip
         assert refused.value.message == str(seasons.SEASON_BEST_NIGHTS_QUALIFY)
+
+
+def hidden_fields(html: str) -> dict[str, str]:
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html))
+
+
+class TestTheConfirmationPage:
+    def test_its_hidden_form_saves_exactly_what_it_showed(self, pubs, boss):  # noqa: F811
+        season = running(qualify_places=2, qualify_one_venue=True)
+        client = logged_in(boss)
+        url = reverse("matches:season_rules", args=[season.pk])
+        # One venue off: Bob keeps The Anchor's place too, so Fay loses hers.
+        html = body(client.post(url, {"places": "2", "min_nights": "1"}))
+        assert "Would gain a place: nobody" in html
+        assert "Would lose a place: <bdi>Fay</bdi>" in html
+        fields = hidden_fields(html)
+        assert set(fields) >= {"csrfmiddlewaretoken", "places", "confirm"}
+        response = client.post(url, fields)
+        assert response.status_code == 302
+        saved = Season.objects.get()
+        assert (saved.qualify_places, saved.qualify_min_nights, saved.qualify_one_venue) == (
+            2, 1, False,
+        )  # fmt: skip
+        change = SeasonRuleChange.objects.get()
+        assert change.lost == [Player.objects.get(name="Fay").pk] and change.gained == []
+
+    def test_a_result_filed_meanwhile_asks_again(self, pubs, boss):  # noqa: F811
+        season = running(qualify_places=1)
+        client = logged_in(boss)
+        url = reverse("matches:season_rules", args=[season.pk])
+        fields = hidden_fields(body(client.post(url, {"places": "2", "one_venue": "on"})))
+        # Gus wins two more matches at The Crown tonight: the change now brings in someone else.
+        snug = Table.objects.get(name="Snug")
+        crown(snug, ["Ivy", "Hal"], TODAY)
+        crown(snug, ["Ivy", "Hal"], TODAY)
+        response = client.post(url, fields)
+        assert response.status_code == 200
+        assert str(season_rules.RULES_CHANGED_MEANWHILE) in body(response)
+        assert Season.objects.get().qualify_places == 1
+        assert SeasonRuleChange.objects.count() == 0
+
+
+class TestSeasonPageQueries:
+    def test_the_history_reads_in_a_fixed_number_of_queries(
+        self,
+        pubs,  # noqa: F811
+        boss,
+        client,
+        django_assert_num_queries,
+    ):
+        season = ended()
+        url = reverse("matches:season", args=[season.pk])
+        client.get(url)
+        for places in (3, 4, 5):
+            rules = replace(Season.objects.get().qualifying_rules, places=places)
+            token = rules_change(Season.objects.get(), rules).token
+            season_rules_save(season_id=season.pk, rules=rules, by=boss, confirm=token)
+            # The season, its changes with their authors, the players they moved.
+            with django_assert_num_queries(3):
+                html = body(client.get(url))
+        assert html.count("by host") == 3  # the public reads the host's display name
+        assert "Lost a place: " in html
