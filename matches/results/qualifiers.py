@@ -247,13 +247,13 @@ def season_qualifiers(
     for venue_id in order:
         venue = venues[venue_id]
         entries = []
-        for index, row in enumerate(lists[venue_id]):
-            nights = nights_at[venue_id][row.player_id]
-            qualified = row.player_id in won[venue_id]
-            elsewhere = best_venue.get(row.player_id)
+        for index, standing in enumerate(lists[venue_id]):
+            played_nights = nights_at[venue_id][standing.player_id]
+            qualified = standing.player_id in won[venue_id]
+            elsewhere = best_venue.get(standing.player_id)
             if qualified:
                 reason = Reason.QUALIFIED
-            elif nights < needed[venue_id]:
+            elif played_nights < needed[venue_id]:
                 reason = Reason.FEW_NIGHTS
             elif rules.one_venue and elsewhere is not None:
                 reason = Reason.ELSEWHERE
@@ -261,15 +261,15 @@ def season_qualifiers(
                 reason = Reason.OUTSIDE
             entries.append(
                 QualifierEntry(
-                    player_id=row.player_id,
-                    name=row.player,
+                    player_id=standing.player_id,
+                    name=standing.player,
                     position=index + 1,
-                    rank=row.rank,
-                    shared=row.shared,
-                    played=row.played,
-                    wins=row.wins,
-                    points=row.points,
-                    nights=nights,
+                    rank=standing.rank,
+                    shared=standing.shared,
+                    played=standing.played,
+                    wins=standing.wins,
+                    points=standing.points,
+                    nights=played_nights,
                     needed=needed[venue_id],
                     qualified=qualified,
                     reason=reason,

@@ -4,7 +4,9 @@ and the rules in words as the pages say them."""
 
 import datetime
 from dataclasses import dataclass
+from typing import cast
 
+from django.contrib.auth import models as auth
 from django.db import transaction
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
@@ -139,7 +141,7 @@ def season_rules_save(
     )
     return SeasonRuleChange.objects.create(
         season=season,
-        by=by,
+        by=cast("auth.User", by),  # require_organiser: the organiser's account
         before=change.before.as_dict(),
         after=rules.as_dict(),
         after_first_night=change.started,

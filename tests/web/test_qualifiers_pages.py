@@ -2,6 +2,7 @@
 rules page with its confirmation once the season has started, and the qualifiers page and
 JSON: exact lists, reasons and query counts."""
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -10,10 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from matches.core.errors import Refusal, RuleError
-from matches.models import Season, SeasonRuleChange
+from matches.models import Player, Season, SeasonRuleChange, Table
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_launch
-from matches.results import season_rules
+from matches.results import season_rules, seasons
 from matches.results.season_rules import rules_change, season_rules_save
 from matches.rules.qualifying import QualifyingRules
 from tests.clients import FormClient
@@ -76,6 +77,16 @@ class TestQualifiersPage:
             ("Hal", "1 night at The Crown; needs 3"),
             ("Ivy", "1 night at The Crown; needs 3"),
         ]
+
+    def test_in_portuguese(self, pubs, client):  # noqa: F811
+        season = running(qualify_places=4, qualify_min_nights=4)
+        client.cookies["django_language"] = "pt"
+        html = body(client.get(reverse("matches:season_qualifiers", args=[season.pk])))
+        assert "Se a época acabasse hoje à noite" in html
+        assert "1 noite em The Crown; são precisas 3" in html
+        assert "Apurado noutro local: The Crown" in html
+        page = body(client.get(reverse("matches:season", args=[season.pk])))
+        assert "Apuram-se os 4 primeiros de cada local." in page
 
     def test_a_running_season_says_if_it_ended_tonight(self, pubs, client):  # noqa: F811
         season = running()
@@ -257,3 +268,95 @@ class TestRuleChanges:
         with pytest.raises(RuleError):
             season_rules_save(season_id=season.pk, rules=QualifyingRules(best_nights=3), by=boss)
         assert SeasonRuleChange.objects.count() == 0
+
+
+class TestTheSeasonFormAndTheRules:
+    def test_the_best_nights_the_qualifiers_count_stay_while_they_count_them(self, boss):
+        season = Season.objects.create(
+            name="Spring", first_day=TODAY + DAY, last_day=TODAY + 20 * DAY, best_nights=4,
+            qualify_best_nights=True,
+        )  # fmt: skip
+        form = {"name": "Spring", "first_day": (TODAY + DAY).isoformat(),
+                "last_day": (TODAY + 20 * DAY).isoformat()}  # fmt: skip
+        client = logged_in(boss)
+        response = client.post(reverse("matches:season_edit", args=[season.pk]), form)
+        assert response.status_code == 400
+        assert str(seasons.SEASON_BEST_NIGHTS_QUALIFY) in body(response)
+        assert Season.objects.get().best_nights == 4
+        # Before the first night another number is fine: the qualifiers follow it.
+        response = client.post(
+            reverse("matches:season_edit", args=[season.pk]), {**form, "best_nights": "3"}
+        )
+        assert response.status_code == 302
+        assert Season.objects.get().qualifying_rules.best_nights == 3
+
+    def test_after_the_first_night_it_goes_through_the_rules(self, pubs, boss):  # noqa: F811
+        season = running(best_nights=4, qualify_best_nights=True)
+        with pytest.raises(RuleError) as refused:
+            seasons.season_save(
+                season_id=season.pk, name="Winter", first_day=season.first_day,
+                last_day=season.last_day, best_nights=3, by=boss,
+            )  # fmt: skip
+        assert refused.value.message == str(seasons.SEASON_BEST_NIGHTS_QUALIFY)
+
+
+def hidden_fields(html: str) -> dict[str, str]:
+    return dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', html))
+
+
+class TestTheConfirmationPage:
+    def test_its_hidden_form_saves_exactly_what_it_showed(self, pubs, boss):  # noqa: F811
+        season = running(qualify_places=2, qualify_one_venue=True)
+        client = logged_in(boss)
+        url = reverse("matches:season_rules", args=[season.pk])
+        # One venue off: Bob keeps The Anchor's place too, so Fay loses hers.
+        html = body(client.post(url, {"places": "2", "min_nights": "1"}))
+        assert "Would gain a place: nobody" in html
+        assert "Would lose a place: <bdi>Fay</bdi>" in html
+        fields = hidden_fields(html)
+        assert set(fields) >= {"csrfmiddlewaretoken", "places", "confirm"}
+        response = client.post(url, fields)
+        assert response.status_code == 302
+        saved = Season.objects.get()
+        assert (saved.qualify_places, saved.qualify_min_nights, saved.qualify_one_venue) == (
+            2, 1, False,
+        )  # fmt: skip
+        change = SeasonRuleChange.objects.get()
+        assert change.lost == [Player.objects.get(name="Fay").pk] and change.gained == []
+
+    def test_a_result_filed_meanwhile_asks_again(self, pubs, boss):  # noqa: F811
+        season = running(qualify_places=1)
+        client = logged_in(boss)
+        url = reverse("matches:season_rules", args=[season.pk])
+        fields = hidden_fields(body(client.post(url, {"places": "2", "one_venue": "on"})))
+        # Gus wins two more matches at The Crown tonight: the change now brings in someone else.
+        snug = Table.objects.get(name="Snug")
+        crown(snug, ["Ivy", "Hal"], TODAY)
+        crown(snug, ["Ivy", "Hal"], TODAY)
+        response = client.post(url, fields)
+        assert response.status_code == 200
+        assert str(season_rules.RULES_CHANGED_MEANWHILE) in body(response)
+        assert Season.objects.get().qualify_places == 1
+        assert SeasonRuleChange.objects.count() == 0
+
+
+class TestSeasonPageQueries:
+    def test_the_history_reads_in_a_fixed_number_of_queries(
+        self,
+        pubs,  # noqa: F811
+        boss,
+        client,
+        django_assert_num_queries,
+    ):
+        season = ended()
+        url = reverse("matches:season", args=[season.pk])
+        client.get(url)
+        for places in (3, 4, 5):
+            rules = replace(Season.objects.get().qualifying_rules, places=places)
+            token = rules_change(Season.objects.get(), rules).token
+            season_rules_save(season_id=season.pk, rules=rules, by=boss, confirm=token)
+            # The season, its changes with their authors, the players they moved.
+            with django_assert_num_queries(3):
+                html = body(client.get(url))
+        assert html.count("by host") == 3  # the public reads the host's display name
+        assert "Lost a place: " in html
