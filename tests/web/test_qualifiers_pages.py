@@ -355,8 +355,9 @@ class TestSeasonPageQueries:
             rules = replace(Season.objects.get().qualifying_rules, places=places)
             token = rules_change(Season.objects.get(), rules).token
             season_rules_save(season_id=season.pk, rules=rules, by=boss, confirm=token)
-            # The season, its changes with their authors, the players they moved.
-            with django_assert_num_queries(3):
+            # The season, its changes with their authors, the players they moved; and its
+            # finals night (_season_champion.html: none yet).
+            with django_assert_num_queries(4):
                 html = body(client.get(url))
         assert html.count("by host") == 3  # the public reads the host's display name
         assert "Lost a place: " in html
