@@ -49,6 +49,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 TABLE, VENUE, LEAGUE, ANY = "table", "venue", "league", "any"
 FOLLOWED = {
     "matches:venue_board": (VENUE, True),
+    # A finals night's heats and final: any table may be one, so every change wakes it (a
+    # 304 when none of its tables moved).
+    "matches:finals_board": (ANY, True),
     "matches:table": (TABLE, False),
     "matches:tv": (TABLE, True),
     "matches:tonight": (TABLE, True),

@@ -4,6 +4,7 @@ from django.urls import path, re_path, register_converter
 from matches.web.converters import IdConverter
 from matches.web.views import api as views_api
 from matches.web.views import corrections as views_corrections
+from matches.web.views import finals as views_finals
 from matches.web.views import history as views_history
 from matches.web.views import home as views_home
 from matches.web.views import language as views_language
@@ -105,8 +106,23 @@ urlpatterns = [
     path("api/standings/", views_standings.api_standings, name="api_standings"),
     path("seasons/", views_seasons.season_list, name="seasons"),
     path("seasons/new/", views_seasons.season_new, name="season_new"),
+    path("seasons/<id:season_id>/", views_seasons.season_detail, name="season"),
     path("seasons/<id:season_id>/edit/", views_seasons.season_edit, name="season_edit"),
+    path("seasons/<id:season_id>/rules/", views_seasons.season_rules_edit, name="season_rules"),
+    path(
+        "seasons/<id:season_id>/qualifiers/",
+        views_seasons.season_qualifiers,
+        name="season_qualifiers",
+    ),
+    path(
+        "api/seasons/<id:season_id>/qualifiers/",
+        views_seasons.api_season_qualifiers,
+        name="api_season_qualifiers",
+    ),
     path("seasons/<id:season_id>/delete/", views_seasons.season_delete, name="season_delete"),
+    path("seasons/<id:season_id>/finals/", views_finals.finals_page, name="finals"),
+    path("seasons/<id:season_id>/finals/new/", views_finals.finals_new, name="finals_new"),
+    path("seasons/<id:season_id>/finals/board/", views_finals.finals_board, name="finals_board"),
     path("api/players/<id:player_id>/", views_league.api_player, name="api_player"),
     path("api/ratings/", views_league.api_ratings, name="api_ratings"),
     path("language/", views_language.language_switch, name="language"),

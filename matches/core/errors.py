@@ -46,6 +46,9 @@ class Refusal(StrEnum):
     NIGHT_CLOSED = "night_closed"
     # Merging players: the host did not confirm that a hidden record's results go public.
     MERGE_SHOWS_HIDDEN = "merge_shows_hidden"
+    # A season's qualification rules changed after its first night, not (or no longer)
+    # confirmed as shown.
+    RULES_UNCONFIRMED = "rules_unconfirmed"
     # Venues, their hosts and invitations (org/venues.py).
     NOT_VENUE_MANAGER = "not_venue_manager"  # a write only the venue's managers may make
     INVITATION_UNKNOWN = "invitation_unknown"

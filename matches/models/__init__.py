@@ -2,6 +2,7 @@
 matches.models.<Name>."""
 
 from matches.models.corrections import MatchCorrection
+from matches.models.finals import FinalsEntry, FinalsEvent, FinalsSeeding, FinalsTable
 from matches.models.hosts import HostProfile
 from matches.models.merges import PlayerMerge
 from matches.models.ratings import PlayerRating, RatingChange, RatingsReplay
@@ -15,6 +16,7 @@ from matches.models.standings import (
     PlayerNight,
     RunningTotal,
     Season,
+    SeasonRuleChange,
 )
 from matches.models.tables import Match, MatchQuerySet, Player, Seat, Table, Tap
 from matches.models.venues import HostInvitation, Venue, VenueRole
@@ -24,6 +26,10 @@ __all__ = [
     "CountFields",
     "Counts",
     "DailyTally",
+    "FinalsEntry",
+    "FinalsEvent",
+    "FinalsSeeding",
+    "FinalsTable",
     "HeadToHead",
     "HostInvitation",
     "HostProfile",
@@ -38,6 +44,7 @@ __all__ = [
     "RatingsReplay",
     "RunningTotal",
     "Season",
+    "SeasonRuleChange",
     "Seat",
     "StandingsStamp",
     "Table",

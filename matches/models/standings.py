@@ -1,14 +1,16 @@
 """What the results keep beside the filed matches: counts per player and table (daily and
 all time), running totals for date ranges, head-to-head pairs, players' nights, and seasons."""
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches.models.tables import Player, Table
 from matches.models.venues import Venue
-from matches.rules import scoring
+from matches.rules import qualifying, scoring
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 
 
@@ -219,6 +221,20 @@ class Season(models.Model):
     # counts and everyone is ranked, as before.
     best_nights = models.PositiveSmallIntegerField(_("best nights counted"), null=True, blank=True)
     min_nights = models.PositiveSmallIntegerField(_("minimum nights to be ranked"), default=0)
+    # Who qualifies for the finals (rules.qualifying, results.qualifiers): each venue's top
+    # qualify_places, or with qualify_percent the top percent of its ranked players capped
+    # at qualify_places; qualify_min_nights nights there (scaled for a venue that ran fewer
+    # of the league's nights); each player's best nights only (the season's best_nights)
+    # when qualify_best_nights; one venue per player when qualify_one_venue.
+    qualify_places = models.PositiveSmallIntegerField(_("finalists per venue"), default=8)
+    qualify_percent = models.PositiveSmallIntegerField(
+        _("percent of each venue's players"), null=True, blank=True
+    )
+    qualify_min_nights = models.PositiveSmallIntegerField(
+        _("minimum nights at the venue"), default=0
+    )
+    qualify_best_nights = models.BooleanField(_("count only the best nights"), default=False)
+    qualify_one_venue = models.BooleanField(_("one venue per player"), default=True)
 
     class Meta:
         verbose_name = _("season")
@@ -239,10 +255,72 @@ class Season(models.Model):
                 condition=Q(best_nights__isnull=False) | Q(min_nights=0),
                 name="season_min_nights_with_rule",
             ),
+            models.CheckConstraint(
+                condition=Q(qualify_places__gte=1, qualify_places__lte=qualifying.MAX_PLACES),
+                name="season_qualify_places_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(qualify_percent__isnull=True)
+                | Q(qualify_percent__gte=1, qualify_percent__lte=100),
+                name="season_qualify_percent_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(qualify_min_nights__lte=qualifying.MAX_NIGHTS),
+                name="season_qualify_min_nights_range",
+            ),
+            # Counting the best nights needs the season's rule saying how many.
+            models.CheckConstraint(
+                condition=Q(qualify_best_nights=False) | Q(best_nights__isnull=False),
+                name="season_qualify_best_nights_with_rule",
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def qualifying_rules(self) -> qualifying.QualifyingRules:
+        """The season's qualification rules as the qualifiers apply them."""
+        return qualifying.QualifyingRules(
+            places=self.qualify_places,
+            percent=self.qualify_percent,
+            min_nights=self.qualify_min_nights,
+            best_nights=self.best_nights if self.qualify_best_nights else None,
+            one_venue=self.qualify_one_venue,
+        )
+
+
+class SeasonRuleChange(models.Model):
+    """One change of a season's qualification rules: who, when, the rules before and after
+    (QualifyingRules.as_dict) and, for a change after the season's first night, whom it
+    moved in and out of the finals (player ids, as the confirmation listed them)."""
+
+    season = models.ForeignKey(
+        Season, on_delete=models.CASCADE, related_name="rule_changes", verbose_name=_("season")
+    )
+    # The account may go; the record of the change stays.
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("changed by"),
+    )
+    at = models.DateTimeField(_("changed at"), default=timezone.now)
+    before = models.JSONField(_("rules before"))
+    after = models.JSONField(_("rules after"))
+    after_first_night = models.BooleanField(_("after the first night"), default=False)
+    gained = models.JSONField(_("players who gained a place"), default=list)
+    lost = models.JSONField(_("players who lost a place"), default=list)
+
+    class Meta:
+        verbose_name = _("season rule change")
+        verbose_name_plural = _("season rule changes")
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["season", "-at"], name="season_rule_change_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.season_id} {self.at:%Y-%m-%d %H:%M}"
 
 
 class PlayerNight(models.Model):

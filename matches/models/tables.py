@@ -95,6 +95,10 @@ class Table(models.Model):
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     # Bumped by every write on the table; the ETag that makes polling cheap is built on it.
     version = models.PositiveIntegerField(_("version"), default=0)
+    # A heat or the final of a season's finals night (models.finals): it plays one match,
+    # and its crowning closes it instead of opening the next. Read with the row a tap's
+    # bump returns, so an ordinary crowning pays nothing to know it is not one.
+    finals = models.BooleanField(_("finals"), default=False, editable=False)
 
     class Meta:
         verbose_name = _("table")

@@ -36,6 +36,8 @@ def after_tap(outcome: TapOutcome[Any]) -> Answer | None:
     written = outcome.written
     if written is None:
         return None  # a replay: nothing was written; the board is read afresh
+    if outcome.winner is not None and outcome.next_match is None:
+        return None  # a finals table's crowning closed it: the closed board is read afresh
     now = timezone.now()
     if outcome.next_match is None:
         filed = filings.filed(stamped=written, now=now)

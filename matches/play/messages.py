@@ -67,3 +67,7 @@ UNDO_DROPS_ROSTER = _(
     "Undoing this reopens match %(number)s and removes match %(next)s with its new roster. "
     "Confirm to go ahead; nothing was changed."
 )
+FINALS_TABLE_FIXED = _(
+    "This is a finals table: its players are set by the draw and it closes when its match is "
+    "won; nothing was changed."
+)

@@ -108,7 +108,8 @@ def table_board(*, table: Table, for_host: bool = False, last_result: bool = Fal
         last_tap=last_tap,
         recent=recent,
         for_host=for_host,
-        last_result=last_result,
+        # A finals table closed by its one match's crowning shows that result.
+        last_result=last_result or (table.finals and not table.is_open),
     )
 
 

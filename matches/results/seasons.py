@@ -36,6 +36,10 @@ SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to 
 SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
 SEASON_NIGHTS_INVALID = _("Count at least one night, or leave it empty.")
 SEASON_MINIMUM_WITHOUT_RULE = _("A minimum of nights goes with best nights counted.")
+SEASON_BEST_NIGHTS_QUALIFY = _(
+    "The finals’ qualification counts this season’s best nights: change that in the "
+    "qualification rules first."
+)
 
 
 def season_name_clean(name: str) -> str:
@@ -104,6 +108,11 @@ def season_save(
             first=date_format(clash.first_day),
             last=date_format(clash.last_day),
         )
+    # The qualifiers may count the best nights too: without the rule they could not, and
+    # once the season has started a change of it must go through the rules' confirmation.
+    moved = season.qualify_best_nights and best_nights != season.best_nights
+    if moved and (best_nights is None or night_of() >= season.first_day):
+        raise RuleError(SEASON_BEST_NIGHTS_QUALIFY)
     season.name, season.first_day, season.last_day = name, first_day, last_day
     season.best_nights, season.min_nights = best_nights, min_nights
     season.save()

@@ -4,8 +4,10 @@ from django import template
 from django.conf import settings
 from django.utils.html import format_html, format_html_join
 
+from matches.models import FinalsTable
 from matches.org.hosts import host_name_for
 from matches.org.roles import may_change_table
+from matches.play import finals_boards
 from matches.rules import nights, scoring
 from matches.web import feedback
 from matches.web.story import signed as signed_change
@@ -116,3 +118,18 @@ def stream_attributes(context: template.Context, mode: str = "swap") -> str:
         mode,
         settings.BRAG_STREAM_HEARTBEAT,
     )
+
+
+@register.simple_tag
+def season_finals(season) -> "finals_boards.SeasonFinals":
+    """The season's finals night and champion (matches/_season_champion.html):
+    `{% season_finals season as finals %}`."""
+    return finals_boards.season_finals(season=season)
+
+
+@register.simple_tag
+def finals_stage(table) -> "FinalsTable | None":
+    """The heat or final a finals table plays (None for any other table: no query)."""
+    if not getattr(table, "finals", False):
+        return None
+    return FinalsTable.objects.select_related("event").filter(table_id=table.pk).first()

@@ -83,6 +83,8 @@ def board_state(*, board, table, is_host: bool, user=None) -> dict:
         "mode": mode,
         "ranked": table.is_ranked,
         "open": table.is_open,
+        # A finals table plays one match: the queue predicts no next match after its crowning.
+        "one_match": table.finals,
         "host": is_host,
         "match": match.number if match else None,
         "match_id": match.pk if match else None,

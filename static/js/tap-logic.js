@@ -51,6 +51,8 @@
       resultPending: false,
       stack: [],
       predicted: false,
+      // A finals table plays one match: its crowning opens no next match.
+      oneMatch: !!server.one_match,
     };
     if (last) {
       var before = null;
@@ -102,6 +104,8 @@
       };
       p.resultPending = true;
       item.crowned = true;
+    }
+    if (seat.place === 2 && !p.oneMatch) {
       p.match += 1;
       p.matchId = null; // opened by this crowning: its id is not known yet
       p.after = e.key;

@@ -46,6 +46,20 @@ function places(p) {
   return Object.fromEntries(p.seats.map((s) => [s.name, s.place]));
 }
 
+test("a finals table's crowning predicts no next match: its one match stays, every place set", () => {
+  const server = board({ one_match: true });
+  const first = tap(logic.predict(server, []), CARA);
+  const second = tap(logic.predict(server, [first]), BEN);
+  const p = logic.predict(server, [first, second]);
+  assert.equal(p.match, 1);
+  assert.equal(p.matchId, 101);
+  assert.equal(p.resultPending, true);
+  assert.deepEqual(places(p), { Ann: 1, Ben: 2, Cara: 3 });
+  const back = logic.predict(server, [first, second, undo(p)]);
+  assert.deepEqual(places(back), { Ann: null, Ben: null, Cara: 3 });
+  assert.equal(back.match, 1);
+});
+
 test("a tap in the match the server showed puts the player out in the place of those standing", () => {
   const server = board();
   const entry = tap(logic.predict(server, []), CARA);

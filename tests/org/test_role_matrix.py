@@ -11,7 +11,7 @@ import datetime
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -20,13 +20,15 @@ from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.urls import Resolver404, resolve, reverse
 
-from matches.models import Player, PlayerMerge, Season, Table, Venue, VenueRole
+from matches.models import DailyTally, Player, PlayerMerge, Season, Table, Venue, VenueRole
 from matches.org import venues
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, SEASONS_ARE_THE_ORGANISERS
 from matches.play import corrections
 from matches.play import messages as play_messages
+from matches.play.services.finals import FINALS_ARE_THE_ORGANISERS
 from matches.play.services.tables import table_close
 from matches.results.players.services import player_merge, players_resolve
+from matches.results.season_rules import rules_change
 from tests.clients import HTMX, FormClient
 from tests.factories import (
     first_venue,
@@ -192,6 +194,7 @@ HOSTS_READ = {
 NOBODY = dict.fromkeys(ACTORS, GONE)
 PLAYERS = organiser_writes(PLAYERS_ARE_THE_ORGANISERS)
 SEASONS = organiser_writes(SEASONS_ARE_THE_ORGANISERS)
+FINALS = organiser_writes(FINALS_ARE_THE_ORGANISERS)
 VENUES = organiser_writes(venues.NOT_ORGANISER)
 
 
@@ -218,6 +221,12 @@ def merge_form(league: League) -> dict:
 
 def season_form(name: str) -> Callable[[League], dict]:
     return lambda league: {"name": name, "first_day": "2021-01-01", "last_day": "2021-03-31"}
+
+
+def rules_form(league: League) -> dict:
+    """Four places a venue instead of eight, confirmed as the confirmation page asks."""
+    change = rules_change(league.season, replace(league.season.qualifying_rules, places=4))
+    return {"places": "4", "one_venue": "on", "confirm": change.token}
 
 
 def on_table(league: League) -> list:
@@ -262,6 +271,31 @@ def player(name: str) -> Callable[[League], list]:
 
 def at_venue(league: League) -> list:
     return [league.venue.slug]
+
+
+def finals_form(league: League) -> dict:
+    """The season's qualifiers (six players' nights in it at the first venue), and a finals
+    night of two heats from them."""
+    for points, name in enumerate(["Alice", "Ben", "Cara", "Dev", "Eve", "Finn"]):
+        DailyTally.objects.create(
+            player_id=league.player(name),
+            table=league.table,
+            venue=league.venue,
+            day=league.season.first_day,
+            played=1,
+            points=points,
+        )
+    return {
+        "venue": league.venue.pk,
+        "mode": "ranked",
+        "heats": "2",
+        "seeding": "spread",
+        "runners_up": "1",
+    }
+
+
+def on_season(league: League) -> list:
+    return [league.season.pk]
 
 
 def venue_user(username: str) -> Callable[[League], list]:
@@ -342,6 +376,12 @@ WRITES = [
         season_form("Winter 2020"),
     ),
     Write("season_delete", "POST", SEASONS, lambda league: [league.season.pk]),
+    # A season's finals night: the organiser's, once the season has ended.
+    Write("finals_new", "GET", FINALS, on_season),
+    Write("finals_new", "POST", FINALS, on_season, finals_form),
+    Write("season_rules", "GET", SEASONS, lambda league: [league.season.pk]),
+    # The season has ended: the change saves with the confirmation of exactly this change.
+    Write("season_rules", "POST", SEASONS, lambda league: [league.season.pk], rules_form),
     # Venues: the organiser adds, renames and lists who may frame the standings; the
     # venue's managers and the organiser invite and remove hosts, though only the organiser
     # removes a manager and nobody removes themselves; the organiser makes managers and
@@ -417,6 +457,11 @@ READS = {
     "api_table_matches",
     "api_standings",
     "seasons",
+    "finals",
+    "finals_board",
+    "season",
+    "season_qualifiers",
+    "api_season_qualifiers",
     "api_player",
     "api_ratings",
     "language",

@@ -52,8 +52,13 @@ def seeded_league() -> dict:
     table = make_table(host=host, players=["Ann", "Bob", "Cy", "Dee"], name="Front bar")
     for name in ["Dee", "Cy", "Bob", "Bob", "Cy", "Ann", "Cy"]:
         tap(table, name)
-    Season.objects.create(name="Winter", first_day="2026-12-01", last_day="2027-02-28")
-    return {"table_id": table.pk, "player_id": Player.objects.get(name="Ann").pk, "host": host}
+    season = Season.objects.create(name="Winter", first_day="2026-12-01", last_day="2027-02-28")
+    return {
+        "table_id": table.pk,
+        "player_id": Player.objects.get(name="Ann").pk,
+        "season_id": season.pk,
+        "host": host,
+    }
 
 
 def fetch(path: str, method: str, league: dict) -> tuple[str, str]:

@@ -61,11 +61,12 @@ def not_your_table(table: Table) -> RuleError:
     return RuleError(messages.NOT_YOUR_TABLE, code=Refusal.NOT_YOUR_TABLE, venue=table.venue.name)
 
 
-def check_may_change(table: Table, by: User) -> None:
-    """Refuse unless by may change the table and it is open."""
+def check_may_change(table: Table, by: User, *, undo: bool = False) -> None:
+    """Refuse unless by may change the table and it is open (for an undo, a finals table
+    closed by its crowning counts as open: that crowning may be taken back)."""
     if not may_change_table(by, table):
         raise not_your_table(table)
-    if not table.is_open:
+    if not table.is_open and not (undo and table.finals):
         raise RuleError(messages.TABLE_CLOSED, code=Refusal.TABLE_CLOSED)
 
 
@@ -98,7 +99,15 @@ def queued_by_other(queued_by: User | None, by: User) -> User | None:
 def _lock_open_table(table_id: int, by: User) -> Table:
     table = Table.objects.select_for_update().get(pk=table_id)
     check_may_change(table, by)
+    check_not_finals(table)
     return table
+
+
+def check_not_finals(table: Table) -> None:
+    """Refuse the writes a finals table does not take (a roster, a close, a reopen): its
+    players are the draw's, and its crowning closes it."""
+    if table.finals:
+        raise RuleError(messages.FINALS_TABLE_FIXED)
 
 
 def _lock_match(table: Table, match_id: int) -> Match:
@@ -259,6 +268,7 @@ def table_reopen(*, table_id: int, by: User) -> Match:
     table = Table.objects.select_for_update().get(pk=table_id)
     if not may_change_table(by, table):
         raise not_your_table(table)
+    check_not_finals(table)
     if table.is_open:
         raise RuleError(messages.TABLE_NOT_CLOSED, code=Refusal.TABLE_NOT_CLOSED)
     # The latest seating, including a roster change made on the match the close discarded.

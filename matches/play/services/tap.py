@@ -17,7 +17,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import messages
-from matches.play.services import tables
+from matches.play.services import finals, tables
 from matches.results import filing
 
 A = TypeVar("A")
@@ -335,9 +335,13 @@ def _match_eliminate(
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
         filing.match_file(table=table, match=match, seats=seats)
-        next_match, next_seats = tables.match_open(
-            table=table, number=match.number + 1, players=[s.player for s in seats]
-        )
+        if table.finals:
+            # A heat or the final plays one match: its table closes instead.
+            finals.stage_filed(table=table, match=match, seats=seats)
+        else:
+            next_match, next_seats = tables.match_open(
+                table=table, number=match.number + 1, players=[s.player for s in seats]
+            )
     outcome: TapOutcome[A] = TapOutcome(
         tap=tap,
         match=match,

@@ -17,7 +17,7 @@ from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped
 from matches.models import Match, Player, Seat, Table, Tap
 from matches.play import messages
-from matches.play.services import tables
+from matches.play.services import finals, tables
 from matches.results import filing
 
 A = TypeVar("A")
@@ -115,7 +115,7 @@ def _check_undo_named(
         if named is not None and named.match.table_id == table.pk and named.is_undone:
             # A resent undo: answered from what it did, before any refusal of the table.
             raise _UndoReplayed(named)
-    tables.check_may_change(table, by)
+    tables.check_may_change(table, by, undo=True)
     if tap_key is not None:
         if named is None:
             raise RuleError(messages.TAP_NEVER_RECORDED, code=Refusal.TAP_UNKNOWN)
@@ -172,7 +172,7 @@ def _table_undo_last(
             raise RuleError(messages.NOT_LATEST, code=Refusal.NOT_LATEST)
     else:
         # The host named the latest tap (the usual undo): nothing more to look up about it.
-        tables.check_may_change(table, by)
+        tables.check_may_change(table, by, undo=True)
 
     # The table's lock serialises every write on its matches, as for a tap.
     match = latest.match
@@ -221,6 +221,8 @@ def _undo_crowning(
                 next=following.number,
             )
         tables.discard_open(table, Match.DiscardReason.UNDONE)
+        if table.finals:
+            finals.stage_unfiled(table=table)
         seats = list(match.seats.select_related("player"))
         filing.match_unfile(table=table, match=match, seats=seats)
         match.seats.filter(place=1).update(place=None)

@@ -12,13 +12,21 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.core import serializers
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import BigIntegerField, Case, F, Field, Model, Q, Value, When
+from django.db.models import BigIntegerField, Case, F, Field, Model, ProtectedError, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed, tables_bump
-from matches.models import AllTimeTotal, Match, Player, PlayerMerge, RatingChange, Seat, Tap
+from matches.models import (
+    AllTimeTotal,
+    Match,
+    Player,
+    PlayerMerge,
+    RatingChange,
+    Seat,
+    Tap,
+)
 from matches.org.hosts import User
 from matches.org.roles import PLAYERS_ARE_THE_ORGANISERS, require_organiser
 from matches.ratings import schedule
@@ -37,6 +45,11 @@ PLAYER_NAME_TAKEN = _(
     "choose a different name."
 )
 MERGE_NOT_FOUND = _("That merge does not exist; nothing was changed.")
+# A finals night names its finalists and winners by record: the one merged away goes.
+MERGE_DROPS_FINALIST = _(
+    "%(name)s is in a season’s finals night: merge %(keep)s into %(name)s instead; nothing "
+    "was changed."
+)
 MERGE_ALREADY_UNDONE = _("This merge was already undone; nothing was changed.")
 UNDO_KEPT_GONE = _(
     "“%(name)s” was merged into a record that has itself been merged since: undo that "
@@ -276,7 +289,12 @@ def player_merge(
     _log(by, keep, CHANGE, said)
     _log(by, drop, DELETION, said)
     _log(by, record, ADDITION, said)
-    drop.delete()
+    try:
+        drop.delete()
+    except ProtectedError:
+        # Only a finals night's rows still name drop (its finalist, or a heat's winner):
+        # the whole merge is rolled back with this refusal.
+        raise RuleError(MERGE_DROPS_FINALIST, name=drop.name, keep=keep.name) from None
     return record
 
 

@@ -9,8 +9,9 @@ from django.views.decorators.http import condition, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from matches.models import Venue
-from matches.play import venue_boards
+from matches.play import finals_boards, venue_boards
 from matches.results import standings as league_standings
+from matches.rules.nights import night_of
 from matches.web.caching.headers import shared_cache
 from matches.web.caching.standings import cached
 from matches.web.caching.venues import (
@@ -41,6 +42,11 @@ def venue_board(request: HtmxHttpRequest, slug: str) -> HttpResponse:
         "venue": state.venue,
         "boards": board.boards,
         "tonight_tables": board.tonight,
+        # A season's champion crowned here tonight, at its finals night (read only when a
+        # finals table is among tonight's: no query on any other night).
+        "champions": finals_boards.venue_champions(venue_id=state.venue.pk, night=night_of())
+        if any(table.finals for table in state.tables)
+        else [],
         "poll_seconds": tables.POLL_SECONDS,
         # The pub's screen: the public's names, even in a host's browser.
         "real_names": False,
