@@ -82,9 +82,9 @@ class TestQualifiersPage:
         season = running(qualify_places=4, qualify_min_nights=4)
         client.cookies["django_language"] = "pt"
         html = body(client.get(reverse("matches:season_qualifiers", args=[season.pk])))
-        assert "Se a época acabasse hoje à noite" in html
+        assert "Se a época acabasse esta noite" in html
         assert "1 noite em The Crown; são precisas 3" in html
-        assert "Apurado noutro local: The Crown" in html
+        assert "Apurou-se noutro local: The Crown" in html
         page = body(client.get(reverse("matches:season", args=[season.pk])))
         assert "Apuram-se os 4 primeiros de cada local." in page
 
