@@ -10,7 +10,7 @@ at once take turns on the event's row, so the final opens exactly once (and the 
 constraint stands behind it)."""
 
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
 from django.contrib.auth.models import User as Account
 from django.db import IntegrityError, transaction
@@ -38,6 +38,9 @@ from matches.play import messages
 from matches.play.services import tables
 from matches.rules import finals as rules
 from matches.rules.nights import night_of
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrPromise
 
 FINALS_ARE_THE_ORGANISERS = _(
     "Only the league’s organiser may create a season’s finals night; nothing was saved."
@@ -72,6 +75,14 @@ FINAL_UNDER_WAY = _(
     "be undone; nothing was changed."
 )
 FINAL_PLAYED = _("The final has been won: undo the final’s crowning first; nothing was changed.")
+CORRECTION_MOVES_FINAL = _(
+    "The final is under way (a player is already out there): this correction would change who "
+    "goes through to it, so it can no longer be made; nothing was changed."
+)
+CORRECTION_AFTER_FINAL = _(
+    "The final has been won: this correction would change who went through to it; undo the "
+    "final’s crowning first; nothing was changed."
+)
 
 
 class Qualified(Protocol):
@@ -223,9 +234,9 @@ def stage_filed(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
     _final_open(event, heats)
 
 
-def _final_open(event: FinalsEvent, heats: Sequence[FinalsTable]) -> None:
-    """Seat the final: every heat's winner, then the best runners-up by season position;
-    seated best season position first."""
+def _going_through(event: FinalsEvent, heats: Sequence[FinalsTable]) -> list[Player]:
+    """The final's players as the heats' filed matches send them: every heat's winner, then
+    the best runners-up by season position; best season position first."""
     ranks = dict(FinalsEntry.objects.filter(event=event).values_list("player_id", "season_rank"))
     last = len(ranks) + 1  # a player the draw did not seat (never, as rosters are fixed)
     results = []
@@ -241,7 +252,13 @@ def _final_open(event: FinalsEvent, heats: Sequence[FinalsTable]) -> None:
         )
     through = rules.going_through(results, event.runners_up)
     players = Player.objects.in_bulk(through)
-    seated = [players[pk] for pk in sorted(through, key=lambda pk: ranks.get(pk, last))]
+    return [players[pk] for pk in sorted(through, key=lambda pk: ranks.get(pk, last))]
+
+
+def _final_open(event: FinalsEvent, heats: Sequence[FinalsTable]) -> None:
+    """Seat the final: every heat's winner, then the best runners-up by season position;
+    seated best season position first."""
+    seated = _going_through(event, heats)
     final = FinalsTable.objects.filter(event=event, heat__isnull=True).first()
     if final is None:
         table = Table.objects.create(
@@ -259,6 +276,39 @@ def _final_open(event: FinalsEvent, heats: Sequence[FinalsTable]) -> None:
         table.closed_at = None
         table_bump(table, "closed_at")
     tables.match_open(table=table, number=1, players=seated)
+
+
+def stage_corrected(*, table: Table, match: Match) -> None:
+    """A finals table's filed match was corrected (inside the correction, the table locked):
+    its winner follows the corrected places (the final's: the season's champion). A heat's
+    correction that changes who goes through seats the final again while nobody has been
+    tapped out there, and is refused once the final is under way or won."""
+    stage = FinalsTable.objects.select_for_update().filter(table_id=table.pk).first()
+    if stage is None:
+        return  # its finals night was deleted with its season
+    stage.winner_id = match.winner_id
+    stage.save(update_fields=["winner"])
+    if stage.is_final:
+        return
+    event = FinalsEvent.objects.select_for_update().get(pk=stage.event_id)
+    final = (
+        FinalsTable.objects.filter(event=event, heat__isnull=True).select_related("table").first()
+    )
+    heats = list(
+        FinalsTable.objects.filter(event=event, heat__isnull=False).select_related("table")
+    )
+    if final is None or any(heat.winner_id is None for heat in heats):
+        return  # no final seated: the last heat's crowning seats it from these places
+    through = [player.pk for player in _going_through(event, heats)]
+    live = final.table.matches.exclude(status=Match.Status.DISCARDED).order_by("-pk").first()
+    if live is not None and list(
+        live.seats.order_by("position").values_list("player_id", flat=True)
+    ) == through:
+        return  # the final's players stay the same
+    if final.winner_id is not None:
+        raise RuleError(CORRECTION_AFTER_FINAL)
+    _final_take_back(final, under_way=CORRECTION_MOVES_FINAL)
+    _final_open(event, heats)
 
 
 def stage_unfiled(*, table: Table) -> None:
@@ -282,7 +332,7 @@ def stage_unfiled(*, table: Table) -> None:
     Table.objects.filter(pk=table.pk).update(closed_at=None)
 
 
-def _final_take_back(final: FinalsTable) -> None:
+def _final_take_back(final: FinalsTable, *, under_way: "StrPromise" = FINAL_UNDER_WAY) -> None:
     if final.winner_id is not None:
         raise RuleError(FINAL_PLAYED)
     table = tables.bump_table(final.table_id).table
@@ -290,7 +340,7 @@ def _final_take_back(final: FinalsTable) -> None:
         return  # already taken back by an earlier undo
     opened = table.matches.open().first()
     if opened is not None and opened.taps.filter(undone_at__isnull=True).exists():
-        raise RuleError(FINAL_UNDER_WAY)
+        raise RuleError(under_way)
     tables.discard_open(table, Match.DiscardReason.UNDONE)
     table.closed_at = timezone.now()
     table.save(update_fields=["closed_at"])
