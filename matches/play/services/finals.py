@@ -209,6 +209,14 @@ def finals_create(
     return event
 
 
+def _lock_stage(table: Table) -> FinalsTable | None:
+    """The finals table's FinalsTable row, locked alone. Unordered: the model's ordering
+    joins the event, and FOR UPDATE would lock the event's row too, before the final's
+    table, against the lock order (a heat's undo, holding the event, waits for the final's
+    table while the final's crowning, holding that table, waited for the event)."""
+    return FinalsTable.objects.select_for_update().filter(table_id=table.pk).order_by("pk").first()
+
+
 def _runner_up(seats: Sequence[Seat]) -> Seat:
     return next(seat for seat in seats if seat.place == 2)
 
@@ -220,7 +228,7 @@ def stage_filed(*, table: Table, match: Match, seats: Sequence[Seat]) -> None:
     now = timezone.now()
     table.closed_at = now
     Table.objects.filter(pk=table.pk).update(closed_at=now)
-    stage = FinalsTable.objects.select_for_update().filter(table_id=table.pk).first()
+    stage = _lock_stage(table)
     if stage is None:
         return  # its finals night was deleted with its season: the table just closes
     stage.winner_id = match.winner_id
@@ -283,7 +291,7 @@ def stage_corrected(*, table: Table, match: Match) -> None:
     its winner follows the corrected places (the final's: the season's champion). A heat's
     correction that changes who goes through seats the final again while nobody has been
     tapped out there, and is refused once the final is under way or won."""
-    stage = FinalsTable.objects.select_for_update().filter(table_id=table.pk).first()
+    stage = _lock_stage(table)
     if stage is None:
         return  # its finals night was deleted with its season
     stage.winner_id = match.winner_id
@@ -301,9 +309,10 @@ def stage_corrected(*, table: Table, match: Match) -> None:
         return  # no final seated: the last heat's crowning seats it from these places
     through = [player.pk for player in _going_through(event, heats)]
     live = final.table.matches.exclude(status=Match.Status.DISCARDED).order_by("-pk").first()
-    if live is not None and list(
-        live.seats.order_by("position").values_list("player_id", flat=True)
-    ) == through:
+    if (
+        live is not None
+        and list(live.seats.order_by("position").values_list("player_id", flat=True)) == through
+    ):
         return  # the final's players stay the same
     if final.winner_id is not None:
         raise RuleError(CORRECTION_AFTER_FINAL)
@@ -315,7 +324,7 @@ def stage_unfiled(*, table: Table) -> None:
     """A finals table's crowning is being undone (inside the undo, the table locked): the
     table opens again and its winner goes. A heat's undo takes back the final when nobody
     has been tapped out there yet, and is refused once the final is under way or won."""
-    stage = FinalsTable.objects.select_for_update().filter(table_id=table.pk).first()
+    stage = _lock_stage(table)
     if stage is not None and not stage.is_final:
         FinalsEvent.objects.select_for_update().filter(pk=stage.event_id).first()
         final = (
@@ -336,6 +345,10 @@ def _final_take_back(final: FinalsTable, *, under_way: "StrPromise" = FINAL_UNDE
     if final.winner_id is not None:
         raise RuleError(FINAL_PLAYED)
     table = tables.bump_table(final.table_id).table
+    # Read again under the final table's lock: its crowning may have landed since `final`
+    # was read, and a closed final is then a won one, not one taken back.
+    if FinalsTable.objects.filter(pk=final.pk, winner__isnull=False).exists():
+        raise RuleError(FINAL_PLAYED)
     if not table.is_open:
         return  # already taken back by an earlier undo
     opened = table.matches.open().first()
