@@ -4,6 +4,7 @@ last heat's opens the final in the same transaction; the final's crowning stores
 season's champion. Undoing a heat's crowning takes back a final nobody has tapped in yet,
 and is refused once the final is under way.
 
+Creating a finals night takes the standings stamp, then the season's row.
 Locks, in this order, whatever the write: a finals table (its bump, as every tap and undo
 takes it), its FinalsTable row, the FinalsEvent row, then the final's table. Two heats filed
 at once take turns on the event's row, so the final opens exactly once (and the one-final
@@ -133,6 +134,10 @@ def finals_create(
     its one match open. Refused before the night after the season's last day."""
     require_organiser(by, refusal=FINALS_ARE_THE_ORGANISERS)
     account = cast(Account, by)  # the organiser's: an account, not an anonymous visitor
+    # The stamp first, as every season write takes it (seasons, their rules): a change of
+    # the season's days or rules and this creation take turns there, never in a circle, and
+    # each sees what the other saved. The new tables are listed on the standings' filter.
+    standings_changed()
     season = Season.objects.select_for_update().filter(pk=season_id).first()
     if season is None:
         raise RuleError(NO_SUCH_SEASON)
@@ -205,7 +210,6 @@ def finals_create(
         seated = [players[by_position[position].player_id] for position in positions]
         tables.match_open(table=table, number=1, players=seated)
     FinalsEntry.objects.bulk_create(entries)
-    standings_changed()  # the new tables are listed on the standings' filter, as a launch's
     return event
 
 
