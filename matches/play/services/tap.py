@@ -296,7 +296,9 @@ def _match_eliminate(
     stamped = tables.bump_table(table_id, by)
     table = stamped.table
     try:
-        tables.check_may_change(table, by)
+        # A finals table closed by its crowning: a tap there is refused by its filed match
+        # (_target), which says who won, as at any table, not only that the table closed.
+        tables.check_may_change(table, by, undo=table.finals)
         match, seats, seat = _target(table, ref, player_id)
     except RuleError:
         # A retried tap is refused as if new (its player is out, its match filed, or its
