@@ -251,9 +251,16 @@ def _going_through(event: FinalsEvent, heats: Sequence[FinalsTable]) -> list[Pla
     the best runners-up by season position; best season position first."""
     ranks = dict(FinalsEntry.objects.filter(event=event).values_list("player_id", "season_rank"))
     last = len(ranks) + 1  # a player the draw did not seat (never, as rosters are fixed)
+    # Every heat's filed match with its seats: two queries, however many heats.
+    filed_at = {
+        match.table_id: match
+        for match in Match.objects.filed()
+        .filter(table_id__in=[heat.table_id for heat in heats])
+        .prefetch_related("seats")
+    }
     results = []
     for heat in heats:
-        filed = heat.table.matches.filed().get()
+        filed = filed_at[heat.table_id]
         runner_up = _runner_up(list(filed.seats.all())).player_id
         results.append(
             rules.HeatResult(
