@@ -160,6 +160,8 @@ def match_correct(
     Seat.objects.bulk_update(seats, ["place"])
     match.winner = order[-1].player
     match.save(update_fields=["winner"])
+    if table.finals:
+        finals.final_lock_first(table)  # tables before the stamp the refiling moves
     filing.match_refile(table=table, match=match, before=was, after=seats)
     if table.finals:
         # A heat's or the final's winner, and who goes through, follow the correction.

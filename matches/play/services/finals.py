@@ -6,7 +6,8 @@ and is refused once the final is under way.
 
 Creating a finals night takes the standings stamp, then the season's row.
 Locks, in this order, whatever the write: a finals table (its bump, as every tap and undo
-takes it), its FinalsTable row, the FinalsEvent row, then the final's table. Two heats filed
+takes it), the final's table when there is one (final_lock_first), the standings stamp (the
+filing's), its FinalsTable row, then the FinalsEvent row. Two heats filed
 at once take turns on the event's row, so the final opens exactly once (and the one-final
 constraint stands behind it)."""
 
@@ -213,6 +214,22 @@ def finals_create(
     return event
 
 
+def final_lock_first(table: Table) -> None:
+    """Before a heat's crowning, its undo or its correction moves the standings stamp: lock
+    the final's table (when there is one) right after the heat's own, tables before the
+    stamp as every write takes them, so that the final's crowning (its table, then the
+    stamp) and this write never wait on each other in a circle."""
+    final_id = (
+        FinalsTable.objects.filter(event__stages__table_id=table.pk, heat__isnull=True)
+        .exclude(table_id=table.pk)
+        .order_by()
+        .values_list("table_id", flat=True)
+        .first()
+    )
+    if final_id is not None:
+        list(Table.objects.select_for_update().filter(pk=final_id).order_by().values_list("pk"))
+
+
 def _lock_stage(table: Table) -> FinalsTable | None:
     """The finals table's FinalsTable row, locked alone. Unordered: the model's ordering
     joins the event, and FOR UPDATE would lock the event's row too, before the final's
@@ -335,6 +352,9 @@ def stage_unfiled(*, table: Table) -> None:
     """A finals table's crowning is being undone (inside the undo, the table locked): the
     table opens again and its winner goes. A heat's undo takes back the final when nobody
     has been tapped out there yet, and is refused once the final is under way or won."""
+    # The stamp before the event, as a heat's crowning takes them (its filing, then
+    # stage_filed): the undo's own unfiling would otherwise take it after the event.
+    standings_changed()
     stage = _lock_stage(table)
     if stage is not None and not stage.is_final:
         FinalsEvent.objects.select_for_update().filter(pk=stage.event_id).first()

@@ -336,6 +336,8 @@ def _match_eliminate(
         match.winner = winner
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
+        if table.finals:
+            finals.final_lock_first(table)  # tables before the stamp the filing moves
         filing.match_file(table=table, match=match, seats=seats)
         if table.finals:
             # A heat or the final plays one match: its table closes instead.
