@@ -22,6 +22,7 @@ from matches.core.stamp import table_bump_returning
 from matches.models import Match, MatchCorrection, Player, Seat, Table
 from matches.org.hosts import User
 from matches.org.roles import may_change_table, remember_right, rights_asker
+from matches.play.services import finals
 from matches.ratings.selectors import matches_rated_after
 from matches.results import filing
 from matches.rules.names import name_key
@@ -159,7 +160,12 @@ def match_correct(
     Seat.objects.bulk_update(seats, ["place"])
     match.winner = order[-1].player
     match.save(update_fields=["winner"])
+    if table.finals:
+        finals.final_lock_first(table)  # tables before the stamp the refiling moves
     filing.match_refile(table=table, match=match, before=was, after=seats)
+    if table.finals:
+        # A heat's or the final's winner, and who goes through, follow the correction.
+        finals.stage_corrected(table=table, match=match)
     return MatchCorrection.objects.create(
         match=match,
         corrected_by=cast("auth.User", by),  # may_change_table: a host's account

@@ -164,6 +164,32 @@ def season_finals(*, season: Season) -> SeasonFinals:
     return SeasonFinals(event, final.winner if final is not None else None, True)
 
 
+def seasons_finals(*, seasons: list[Season]) -> dict[int, SeasonFinals]:
+    """season_finals for every season given, in two queries however many there are (the
+    seasons page)."""
+    events = {event.season_id: event for event in FinalsEvent.objects.filter(season__in=seasons)}
+    finals = (
+        {
+            final.event_id: final
+            for final in FinalsTable.objects.filter(
+                event__in=events.values(), heat__isnull=True
+            ).select_related("winner")
+        }
+        if events
+        else {}
+    )
+    tonight = night_of()
+    known = {}
+    for season in seasons:
+        event = events.get(season.pk)
+        if event is None:
+            known[season.pk] = SeasonFinals(None, None, tonight > season.last_day)
+            continue
+        final = finals.get(event.pk)
+        known[season.pk] = SeasonFinals(event, final.winner if final is not None else None, True)
+    return known
+
+
 def season_champion(*, season: Season) -> Champion | None:
     """The season's champion once its final is won."""
     finals = season_finals(season=season)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import standings_changed
-from matches.models import Player, Season, SeasonRuleChange
+from matches.models import FinalsEvent, Player, Season, SeasonRuleChange
 from matches.org.hosts import User, host_name_for, public_host_name
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS, require_organiser
 from matches.results.qualifiers import season_qualifiers, season_status
@@ -29,6 +29,10 @@ RULES_BEST_NIGHTS_WITHOUT_RULE = _(
 )
 RULES_NEED_CONFIRMATION = _(
     "The season has started: check who gains and who loses a place, then confirm."
+)
+RULES_AFTER_FINALS = _(
+    "The finals night has been drawn from these qualifiers: the qualification rules can no "
+    "longer change; nothing was saved."
 )
 RULES_CHANGED_MEANWHILE = _(
     "The rules or the results changed while you were confirming: check the change again."
@@ -120,6 +124,9 @@ def season_rules_save(
     rules_check(rules, season)
     if season.qualifying_rules == rules:
         return None
+    if FinalsEvent.objects.filter(season=season).exists():
+        # Its finalists are drawn into heats: the qualifiers stay those that sent them.
+        raise RuleError(RULES_AFTER_FINALS)
     change = rules_change(season, rules, real_names=True)
     if change.started and confirm != change.token:
         raise RuleError(

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from matches.core.errors import RuleError
 from matches.core.stamp import standings_changed
-from matches.models import DailyTally, Season
+from matches.models import DailyTally, FinalsEvent, Season
 from matches.org.hosts import User
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS, require_organiser
 from matches.results.standings import (
@@ -36,6 +36,10 @@ SEASON_OVERLAPS = _("These days overlap the season “%(name)s” (%(first)s to 
 SEASON_NOT_FOUND = _("That season does not exist; nothing was changed.")
 SEASON_NIGHTS_INVALID = _("Count at least one night, or leave it empty.")
 SEASON_MINIMUM_WITHOUT_RULE = _("A minimum of nights goes with best nights counted.")
+SEASON_TAKES_IN_FINALS = _(
+    "The finals night of “%(name)s” was held on %(night)s: a season’s days cannot take it in "
+    "(its matches would count in that season’s standings); nothing was saved."
+)
 SEASON_BEST_NIGHTS_QUALIFY = _(
     "The finals’ qualification counts this season’s best nights: change that in the "
     "qualification rules first."
@@ -107,6 +111,17 @@ def season_save(
             # Worded as every other date on the pages: "1 Dec 2026", "1 de dezembro de 2026".
             first=date_format(clash.first_day),
             last=date_format(clash.last_day),
+        )
+    # Finals matches never count in a season's standings, which read the days: no season's
+    # days (its own, moved later, or another's) may take in a finals night already held.
+    finals = (
+        FinalsEvent.objects.filter(night__gte=first_day, night__lte=last_day)
+        .select_related("season")
+        .first()
+    )
+    if finals is not None:
+        raise RuleError(
+            SEASON_TAKES_IN_FINALS, name=finals.season.name, night=date_format(finals.night)
         )
     # The qualifiers may count the best nights too: without the rule they could not, and
     # once the season has started a change of it must go through the rules' confirmation.

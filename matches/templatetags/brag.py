@@ -120,10 +120,14 @@ def stream_attributes(context: template.Context, mode: str = "swap") -> str:
     )
 
 
-@register.simple_tag
-def season_finals(season) -> "finals_boards.SeasonFinals":
+@register.simple_tag(takes_context=True)
+def season_finals(context: template.Context, season) -> "finals_boards.SeasonFinals":
     """The season's finals night and champion (matches/_season_champion.html):
-    `{% season_finals season as finals %}`."""
+    `{% season_finals season as finals %}`; read from the page's seasons_finals when it has
+    them all (the seasons page: no query per season)."""
+    known = context.get("seasons_finals")
+    if known is not None and season.pk in known:
+        return known[season.pk]
     return finals_boards.season_finals(season=season)
 
 

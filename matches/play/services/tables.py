@@ -14,7 +14,7 @@ from django.utils import timezone
 from matches.core import autobackup
 from matches.core.errors import Refusal, RuleError
 from matches.core.stamp import Stamped, standings_changed, table_bump, table_bump_returning
-from matches.models import Match, Player, Seat, Table, Venue
+from matches.models import FinalsTable, Match, Player, Seat, Table, Venue
 from matches.org.roles import (
     hosted_venues,
     may_change_table,
@@ -105,8 +105,9 @@ def _lock_open_table(table_id: int, by: User) -> Table:
 
 def check_not_finals(table: Table) -> None:
     """Refuse the writes a finals table does not take (a roster, a close, a reopen): its
-    players are the draw's, and its crowning closes it."""
-    if table.finals:
+    players are the draw's, and its crowning closes it. A finals table whose finals night
+    went with its season is an ordinary table again: it may be closed like any other."""
+    if table.finals and FinalsTable.objects.filter(table_id=table.pk).exists():
         raise RuleError(messages.FINALS_TABLE_FIXED)
 
 

@@ -296,7 +296,9 @@ def _match_eliminate(
     stamped = tables.bump_table(table_id, by)
     table = stamped.table
     try:
-        tables.check_may_change(table, by)
+        # A finals table closed by its crowning: a tap there is refused by its filed match
+        # (_target), which says who won, as at any table, not only that the table closed.
+        tables.check_may_change(table, by, undo=table.finals)
         match, seats, seat = _target(table, ref, player_id)
     except RuleError:
         # A retried tap is refused as if new (its player is out, its match filed, or its
@@ -334,6 +336,8 @@ def _match_eliminate(
         match.winner = winner
         match.filed_at = timezone.now()
         match.save(update_fields=["status", "winner", "filed_at"])
+        if table.finals:
+            finals.final_lock_first(table)  # tables before the stamp the filing moves
         filing.match_file(table=table, match=match, seats=seats)
         if table.finals:
             # A heat or the final plays one match: its table closes instead.

@@ -222,6 +222,7 @@ def _undo_crowning(
             )
         tables.discard_open(table, Match.DiscardReason.UNDONE)
         if table.finals:
+            finals.final_lock_first(table)  # tables before the stamp stage_unfiled moves
             finals.stage_unfiled(table=table)
         seats = list(match.seats.select_related("player"))
         filing.match_unfile(table=table, match=match, seats=seats)

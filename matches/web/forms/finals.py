@@ -53,8 +53,8 @@ class FinalsForm(forms.Form):
             "them (2nd place, or the last one out at winner takes all)."
         ),
         error_messages={
-            "min_value": WHOLE_NUMBER,
-            "max_value": WHOLE_NUMBER,
+            "min_value": _("Enter 0 or more runners-up."),
+            "max_value": _("At most %(limit_value)s runners-up go through."),
             "invalid": WHOLE_NUMBER,
         },
     )

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from matches.core.errors import Refusal, RuleError
 from matches.models import Season
 from matches.org.roles import SEASONS_ARE_THE_ORGANISERS
+from matches.play import finals_boards
 from matches.results import qualifiers, season_rules, seasons
 from matches.web.access import organiser_required
 from matches.web.caching.tags import real_names
@@ -25,7 +26,12 @@ RULES_UNCHANGED = _("The qualification rules of “%(name)s” are as they were:
 
 @require_safe
 def season_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = {"overview": seasons.seasons_overview(real_names=real_names(request))}
+    overview = seasons.seasons_overview(real_names=real_names(request))
+    context = {
+        "overview": overview,
+        # Every season's finals night and champion at once, not one read per season.
+        "seasons_finals": finals_boards.seasons_finals(seasons=[item.season for item in overview]),
+    }
     return render(request, "matches/seasons.html", context)
 
 
