@@ -40,7 +40,8 @@ def _notes(row: StandingRow) -> str:
         notes += f'<small class="tie-break">{escape(said)}</small>'
     if row.nights:
         nights = ", ".join(date_format(night, "MONTH_DAY_FORMAT") for night in row.nights)
-        said = f"{gettext('Nights counted:')} {nights}"
+        counted = gettext("Nights counted:")
+        said = f"{counted} {nights}"
         notes += f'<small class="nights-counted">{escape(said)}</small>'
     return notes
 
