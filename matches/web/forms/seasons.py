@@ -10,6 +10,13 @@ from matches.rules import qualifying
 from matches.rules.limits import SEASON_NAME_MAX_LENGTH
 from matches.web.forms.fields import day_field, name_field
 
+# A number of nights: the season's minimum to be ranked and the qualifiers' minimum.
+NIGHTS_ERRORS = {
+    "min_value": _("Enter a number of nights, 0 or more."),
+    "max_value": _("A season counts at most %(limit_value)s nights."),
+    "invalid": _("Enter a whole number of nights."),
+}
+
 
 class SeasonForm(forms.Form):
     label_suffix = ""
@@ -43,11 +50,7 @@ class SeasonForm(forms.Form):
         min_value=0,
         max_value=366,
         help_text=_("Only with best nights counted. Leave empty to rank everyone."),
-        error_messages={
-            "min_value": _("Enter a number of nights, 0 or more."),
-            "max_value": _("A season counts at most %(limit_value)s nights."),
-            "invalid": _("Enter a whole number of nights."),
-        },
+        error_messages=NIGHTS_ERRORS,
     )
 
     def clean(self) -> dict:
@@ -55,13 +58,6 @@ class SeasonForm(forms.Form):
         if cleaned.get("min_nights") and not cleaned.get("best_nights"):
             self.add_error("min_nights", _("A minimum of nights goes with best nights counted."))
         return cleaned
-
-
-NIGHTS_ERRORS = {
-    "min_value": _("Enter a number of nights, 0 or more."),
-    "max_value": _("A season counts at most %(limit_value)s nights."),
-    "invalid": _("Enter a whole number of nights."),
-}
 
 
 class SeasonRulesForm(forms.Form):
