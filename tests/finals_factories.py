@@ -5,12 +5,11 @@ import datetime
 import uuid
 from dataclasses import dataclass
 
-from django.utils import timezone
-
 from matches.models import FinalsTable, Match, Season, Table
 from matches.play.services.finals import finals_create
 from matches.play.services.tap import match_eliminate
 from matches.results.players.services import players_resolve
+from matches.rules.nights import night_of
 from tests.factories import first_venue
 
 
@@ -32,12 +31,14 @@ NAMES = [
 
 
 def ended_season(name: str = "Autumn") -> Season:
-    """A season whose last night was yesterday: its finals may be held tonight."""
-    today = timezone.localdate()
+    """A season whose last night was two nights ago: its finals may be held tonight, and a
+    season may start the night before them. Counted from tonight, not today: before noon
+    tonight is still yesterday's night."""
+    tonight = night_of()
     return Season.objects.create(
         name=name,
-        first_day=today - datetime.timedelta(days=60),
-        last_day=today - datetime.timedelta(days=2),
+        first_day=tonight - datetime.timedelta(days=60),
+        last_day=tonight - datetime.timedelta(days=2),
     )
 
 

@@ -8,7 +8,6 @@ import datetime
 import re
 
 import pytest
-from django.utils import timezone
 from playwright.sync_api import expect
 
 from matches.models import DailyTally, FinalsTable, Player, Season
@@ -16,6 +15,7 @@ from matches.play.services import tables as table_services
 from matches.play.services.finals import finals_create
 from matches.play.services.tables import table_launch
 from matches.results.players.services import players_resolve
+from matches.rules.nights import night_of
 from tests.browser.helpers import SCREENSHOTS, log_in, player_button, settled, tablet
 from tests.browser.test_browser_night import LONG_NAMES, overflowing
 from tests.browser.test_push_browser import PUSHED_MS, Watcher
@@ -43,11 +43,11 @@ def pushed(transactional_db, browser, monkeypatch):
 
 def ended_season_with_qualifiers() -> Season:
     """A season that ended two nights ago, its nine qualifiers Ana (best) to Ivo."""
-    today = timezone.localdate()
+    tonight = night_of()  # before noon, still yesterday's night
     season = Season.objects.create(
         name="Autumn",
-        first_day=today - datetime.timedelta(days=60),
-        last_day=today - datetime.timedelta(days=2),
+        first_day=tonight - datetime.timedelta(days=60),
+        last_day=tonight - datetime.timedelta(days=2),
         qualify_places=len(NAMES),
     )
     past = table_launch(name="Past", player_names=NAMES[:3], mode="ranked", by=make_host("past"))
@@ -150,8 +150,8 @@ def test_five_heats_of_eight_long_names_and_a_final_of_ten_fit_the_tv(browser, s
     organiser = make_organiser("boss")
     season = Season.objects.create(
         name="Winter",
-        first_day=timezone.localdate() - datetime.timedelta(days=60),
-        last_day=timezone.localdate() - datetime.timedelta(days=2),
+        first_day=night_of() - datetime.timedelta(days=60),
+        last_day=night_of() - datetime.timedelta(days=2),
     )
     names = [f"{name[:34]} {n}" for n in range(4) for name in LONG_NAMES]
     players = players_resolve(names=names)
