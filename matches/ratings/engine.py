@@ -94,84 +94,111 @@ def rate_match(
     *, mode: str, seats: Sequence[tuple[int, int]], before: Mapping[int, Rating | None]
 ) -> dict[int, Rating]:
     """New ratings of one match's players. seats: (player id, place) in seating order;
-    before: each player's rating going in, None at their first match.
+    before: each player's rating going in, None at their first match."""
+    ratings = rate_ranks(_ranks(mode, [place for _, place in seats]), [before[p] for p, _ in seats])
+    return {player: rating for (player, _), rating in zip(seats, ratings, strict=True)}
+
+
+def rate_ranks(ranks: Sequence[int], ratings: Sequence[Rating | None]) -> list[Rating]:
+    """New ratings of one match's players, in seating order, from their ranks (1 best,
+    ties shared) and their ratings going in (None at a first match).
 
     openskill's PlackettLuce().rate for one-player teams and its default parameters,
     operation for operation on plain floats, so the results are the same floats (a
     property test holds it to that): the model builds, copies and sorts rating objects,
     which cost most of a replay's time."""
-    ranks = _ranks(mode, [place for _, place in seats])
+    count = len(ranks)
     # The model sorts the teams by rank, stably, and works in that order throughout: every
     # sum below adds in it, as the model's do, so each rounds the same.
-    order = sorted(range(len(seats)), key=ranks.__getitem__)
-    players: list[int] = []
+    order = sorted(range(count), key=ranks.__getitem__)
     mus: list[float] = []
     variances: list[float] = []  # each sigma once tau is added, squared
     sigmas: list[float] = []
     for index in order:
-        player = seats[index][0]
-        mu, sigma = before[player] or (MU, SIGMA)
+        mu, sigma = ratings[index] or (MU, SIGMA)
         sigma = math.sqrt(sigma * sigma + TAU_SQUARED)
-        players.append(player)
         mus.append(mu)
         sigmas.append(sigma)
         variances.append(sigma**2)
-    sorted_ranks = [ranks[index] for index in order]
     total = 0.0
     for variance in variances:
         total += variance + BETA_SQUARED
     c = math.sqrt(total)
+    c_squared = c**2
     exps = [math.exp(mu / c) for mu in mus]
-    count = len(order)
-    # Sorted, the players of one rank are a run: ends[q] is where q's run ends, and the
-    # players ranked at q's rank or below it (worse) are those from q's run's start on.
-    ends = [0] * count
-    sum_q = [0.0] * count  # the exps of those players, added in the model's order
-    ties = [0] * count  # how many share q's rank
+    # Sorted, the players of one rank are a run. The model walks every player q ranked at
+    # q's rank or better than i, dividing by the sum of the exps of those ranked at q's
+    # rank or worse and by how many share q's rank: both the same for all of a run, so
+    # each run's terms are worked out once and added once per player in it, in order.
+    runs: list[tuple[int, int, float, int]] = []  # start, end, sum from start on, ties
     start = 0
     while start < count:
+        rank = ranks[order[start]]
         end = start + 1
-        while end < count and sorted_ranks[end] == sorted_ranks[start]:
+        while end < count and ranks[order[end]] == rank:
             end += 1
         summed = exps[start]
         for i in range(start + 1, count):
             summed += exps[i]
-        for q in range(start, end):
-            ends[q], sum_q[q], ties[q] = end, summed, end - start
+        runs.append((start, end, summed, end - start))
         start = end
-    after: dict[int, Rating] = {}
+    after: list[Rating] = [(MU, SIGMA)] * count
     for i in range(count):
         exp_i = exps[i]
         omega = 0.0
         delta = 0.0
-        for q in range(ends[i]):  # every q ranked at i's rank or better
-            share = exp_i / sum_q[q]
-            delta += share * (1 - share) / ties[q]
-            if q == i:
-                omega += (1 - share) / ties[q]
+        for start, end, summed, ties in runs:
+            share = exp_i / summed
+            if ties == 1:  # x / 1 is x exactly: the model's division changes nothing
+                delta += share * (1 - share)
+                if start == i:
+                    omega += 1 - share
+                else:
+                    omega -= share
             else:
-                omega -= share / ties[q]
+                term = share * (1 - share) / ties
+                less = share / ties
+                for q in range(start, end):
+                    delta += term
+                    if q == i:
+                        omega += (1 - share) / ties
+                    else:
+                        omega -= less
+            if end > i:  # i's own run: the worse ranked do not count for i
+                break
         variance = variances[i]
         omega *= variance / c
-        delta *= variance / c**2
+        delta *= variance / c_squared
         delta *= math.sqrt(variance) / c  # the model's gamma
         # The model scales both by the player's share of the team's variance (here 1.0,
         # exactly: one player per team) and by a weight of 1.0.
-        share_of_team = sigmas[i] ** 2 / variance
-        mu = mus[i] + share_of_team * omega * 1.0
-        sigma = sigmas[i] * math.sqrt(max(1 - share_of_team * delta * 1.0, KAPPA))
-        after[players[i]] = (mu, sigma)
+        sigma = sigmas[i]
+        share_of_team = sigma**2 / variance
+        after[order[i]] = (
+            mus[i] + share_of_team * omega * 1.0,
+            sigma * math.sqrt(max(1 - share_of_team * delta * 1.0, KAPPA)),
+        )
     # The model then averages the mean's change across tied players, but from ratings it has
     # already overwritten: the average is 0.0 and changes nothing.
     return after
 
 
-def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, RatedState]:
-    """Every player's rating and career after this match, from theirs going in."""
+def rate_states(seating: Seating, before: Sequence[State]) -> list[RatedState]:
+    """Every player's rating and career after this match, from theirs going in, both in
+    seating order (a replay step's way: no mapping per match)."""
     _, mode, seats = seating
-    ratings = rate_match(mode=mode, seats=seats, before={p: before[p].rating for p, _ in seats})
     ranked = is_ranked(mode)
-    return {
-        p: RatedState(ratings[p], before[p].career.then(ranked=ranked, place=place))
-        for p, place in seats
-    }
+    ratings = rate_ranks(
+        _ranks(mode, [place for _, place in seats]), [state.rating for state in before]
+    )
+    return [
+        RatedState(rating, state.career.then(ranked=ranked, place=place))
+        for (_, place), state, rating in zip(seats, before, ratings, strict=True)
+    ]
+
+
+def rate(seating: Seating, before: Mapping[int, State]) -> dict[int, RatedState]:
+    """Every player's rating and career after this match, from theirs going in, by player."""
+    players = [player for player, _ in seating.seats]
+    after = rate_states(seating, [before[player] for player in players])
+    return dict(zip(players, after, strict=True))

@@ -16,13 +16,13 @@ import enum
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from operator import or_
 from typing import cast
 
 from django.db import connection, transaction
-from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
+from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from matches.core.stamp import standings_changed
@@ -32,29 +32,29 @@ from matches.models import (
     PlayerRating,
     RatingChange,
     RatingsReplay,
-    Seat,
     StandingsStamp,
 )
-from matches.ratings.engine import NEWCOMER_STATE, State, rate
+from matches.ratings.engine import NEWCOMER_STATE, State, rate_states
 from matches.ratings.store import (
     ChangeRow,
     Position,
     career_after,
     change_row,
     change_rows,
-    changes_upsert,
+    changes_write,
     filed_before,
     filed_from,
     pending_position,
     ratings_store,
     replay_position,
-    seatings,
+    seatings_of,
+    stored_numbers,
 )
 from matches.rules.scoring import is_ranked
 
 # A replay step re-rates at most this many matches; its transaction only writes them, so it
 # holds the write lock briefly.
-STEP_MATCHES = 250
+STEP_MATCHES = 500
 # A replayer holds the replay this long without a step before another process may take over.
 LEASE = datetime.timedelta(seconds=20)
 
@@ -100,19 +100,16 @@ class _Rerated:
     last: Position | None
     match_ids: list[int]
     rows: list[ChangeRow]
-    upcoming: list[Position]  # the matches read, and the one after them if any
+    upcoming: list[int]  # the ids of the matches read, and of the one after them if any
+    numbers: dict[tuple[int, int], int] = field(default_factory=dict)  # as stored, read first
 
     def write(self) -> None:
-        """One upsert for every row, keyed on (match, player), so nothing stored has to be
-        read first; then whatever a match keeps for a player it no longer seats (its seating
-        changed since those rows were written)."""
-        if not self.rows:
-            return
-        # One statement on PostgreSQL: executemany sent one per row, which took most of each
-        # step's write transaction.
-        changes_upsert(self.rows)
-        seated = Seat.objects.filter(match_id=OuterRef("match_id"), player_id=OuterRef("player_id"))
-        RatingChange.objects.filter(match_id__in=self.match_ids).exclude(Exists(seated)).delete()
+        """Every row over the one stored for its match and player (one statement on
+        PostgreSQL: a statement per row took most of each step's write transaction). A
+        match keeps no row for a player it no longer seats: the writes that move seats (a
+        merge and its undo) delete those rows themselves, and the step's commit refuses
+        what was rated from seats that moved since."""
+        changes_write(self.rows, self.numbers)
 
 
 def _states_before(position: Position) -> dict[int, State]:
@@ -160,14 +157,18 @@ def _leased_elsewhere(row: RatingsReplay, owner: str, now: datetime.datetime) ->
     )
 
 
-def _upcoming(position: Position, unfiling: int | None) -> list[Position]:
-    """The next STEP_MATCHES filed matches from position, and the one after them if any."""
+def _upcoming(position: Position, unfiling: int | None) -> QuerySet[Match]:
+    """The filed matches from position on, in filing order (less one being unfiled)."""
     matches = filed_from(position)
     if unfiling is not None:
         matches = matches.exclude(pk=unfiling)
-    rows = matches.order_by("filed_at", "pk").values_list("filed_at", "pk")
-    # Filed matches: filed_at is set.
-    return [Position(cast("datetime.datetime", at), pk) for at, pk in rows[: STEP_MATCHES + 1]]
+    return matches.order_by("filed_at", "pk")
+
+
+def _upcoming_ids(position: Position, unfiling: int | None) -> list[int]:
+    """The ids of the next STEP_MATCHES filed matches from position, and of the one after
+    them if any: what a step's commit checks still stands."""
+    return list(_upcoming(position, unfiling).values_list("pk", flat=True)[: STEP_MATCHES + 1])
 
 
 def _claim(owner: str) -> _Claim | Step:
@@ -193,22 +194,25 @@ def _rerate(
 ) -> _Rerated:
     """Rate the next STEP_MATCHES filed matches from position, updating states; what to
     write for them."""
-    upcoming = _upcoming(position, unfiling)
-    batch = upcoming[:STEP_MATCHES]
-    step = _Rerated(len(batch), None, [pk for _, pk in batch], [], upcoming)
+    upcoming = _upcoming(position, unfiling).values_list("filed_at", "pk", "table__mode")
+    read = list(upcoming[: STEP_MATCHES + 1])  # and the one after them: not the last step
+    batch = read[:STEP_MATCHES]
+    step = _Rerated(len(batch), None, [pk for _, pk, _ in batch], [], [pk for _, pk, _ in read])
     if not batch:
         return step
     rows = step.rows
-    for seating in seatings(Match.objects.filter(pk__in=step.match_ids)):
+    for seating in seatings_of([(pk, mode) for _, pk, mode in batch]):
         match, mode, seats = seating
-        before = {p: states.get(p, NEWCOMER_STATE) for p, _ in seats}
-        after = rate(seating, before)
         ranked = is_ranked(mode)
-        for player, place in seats:
-            rows.append(change_row(match, player, place, ranked, before[player], after[player]))
-        states.update(after)
-    if len(upcoming) > len(batch):
-        step.last = batch[-1]
+        before = [states.get(player, NEWCOMER_STATE) for player, _ in seats]
+        after = rate_states(seating, before)
+        for (player, place), was, now in zip(seats, before, after, strict=True):
+            states[player] = now
+            rows.append(change_row(match, player, place, ranked, was, now))
+    if len(read) > len(batch):
+        filed_at, pk, _ = batch[-1]
+        step.last = Position(cast("datetime.datetime", filed_at), pk)  # filed: stamped
+    step.numbers = stored_numbers(step.match_ids)
     return step
 
 
@@ -237,7 +241,7 @@ def _commit(
         locked = RatingsReplay.objects.select_for_update().get(pk=1)
         if (locked.generation, replay_position(locked)) != (kept.generation, kept.position):
             return Step.MOVED, 0
-        if _upcoming(kept.position, unfiling) != step.upcoming:
+        if _upcoming_ids(kept.position, unfiling) != step.upcoming:
             return Step.MOVED, 0
         if _leased_elsewhere(locked, owner, claim.now):
             return Step.BUSY, 0

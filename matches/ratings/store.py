@@ -7,13 +7,14 @@ filed match keeps every player's rating before and after it (RatingChange), and 
 their latest one (PlayerRating)."""
 
 import datetime
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import groupby
+from operator import itemgetter
 from typing import NamedTuple, cast
 
 from django.db.models import QuerySet
 
-from matches.core.rows import rows_upsert
+from matches.core.rows import rows_update, rows_upsert
 from matches.models import Match, PlayerRating, RatingChange, RatingsReplay, Seat
 from matches.ratings.engine import Career, RatedState, Rating, Seating, State
 
@@ -75,7 +76,7 @@ def pending_position() -> Position | None:
 
 def seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
     """These matches in filing order, read as plain rows of their seats (one streamed query,
-    no model instances: an undo reads every later match to find the ones it affects)."""
+    no model instances: the audit reads every filed match)."""
     rows = (
         Seat.objects.filter(match__in=matches)
         .order_by("match__filed_at", "match_id", "position")
@@ -86,6 +87,21 @@ def seatings(matches: QuerySet[Match]) -> Iterator[Seating]:
         # Filed matches: every seat has its place.
         places = cast("list[tuple[int, int]]", [(p, place) for _, _, p, place in seats])
         yield Seating(match_id, mode, places)
+
+
+def seatings_of(matches: Sequence[tuple[int, str]]) -> list[Seating]:
+    """These matches, given as (id, mode) in filing order, with their seats: one query of
+    the seats alone, looked up by match id."""
+    seats: dict[int, list[tuple[int, int]]] = {match_id: [] for match_id, _ in matches}
+    rows = (
+        Seat.objects.filter(match_id__in=list(seats))
+        .order_by("match_id", "position")
+        .values_list("match_id", "player_id", "place")
+    )
+    for match_id, player, place in rows:
+        # Filed matches: every seat has its place.
+        seats[match_id].append((player, cast(int, place)))
+    return [Seating(match_id, mode, seats[match_id]) for match_id, mode in matches]
 
 
 class ChangeRow(NamedTuple):
@@ -131,6 +147,34 @@ def change_row(
 def changes_upsert(rows: list[ChangeRow]) -> None:
     """Write these rating changes, each over the one stored for its match and player."""
     rows_upsert(RatingChange, CHANGE_COLUMNS, rows, keys=CHANGE_KEYS)
+
+
+# A replay rewrites every column but the keys and the career number, which stands for most
+# rows (it moves only when a player's earlier career changed: an undo, a merge).
+_REWRITTEN = tuple(c for c in CHANGE_COLUMNS if c != "number")
+_rewritten = itemgetter(*(CHANGE_COLUMNS.index(c) for c in _REWRITTEN))
+
+
+def stored_numbers(match_ids: Iterable[int]) -> dict[tuple[int, int], int]:
+    """The career number stored on each rating change of these matches, by (match, player)."""
+    rows = RatingChange.objects.filter(match_id__in=match_ids).values_list(
+        "match_id", "player_id", "number"
+    )
+    return {(match, player): number for match, player, number in rows}
+
+
+def changes_write(rows: list[ChangeRow], numbers: Mapping[tuple[int, int], int]) -> None:
+    """Write these rating changes over the stored ones, whose career numbers were read as
+    numbers (stored_numbers): a row whose number stands is updated without it, which on
+    SQLite leaves the career index alone; the others are upserted whole."""
+    standing = [row for row in rows if numbers.get((row.match_id, row.player_id)) == row.number]
+    moved = [row for row in rows if numbers.get((row.match_id, row.player_id)) != row.number]
+    updated = rows_update(
+        RatingChange, _REWRITTEN, [_rewritten(row) for row in standing], keys=CHANGE_KEYS
+    )
+    if updated != len(standing):  # a row went since numbers were read: write them all whole
+        moved = rows
+    changes_upsert(moved)
 
 
 def rating_before(change: RatingChange | ChangeRow) -> Rating | None:

@@ -76,11 +76,13 @@ class TestSteps:
         replay_step(owner="a")  # the first step reads every player's state once
         positions = []
         for _ in range(2):
-            # Read the replay row, the next matches and their seats; then in a savepoint lock
-            # the stamp and the row, read the next matches again (nothing undone or filed in
-            # their midst), upsert the rows (one executemany), delete strays and move the
-            # position: however long the league's history.
-            with django_assert_num_queries(11):
+            # Read the replay row, the next matches, their seats and the career numbers
+            # stored for them; then in a savepoint lock the stamp and the row, read the next
+            # matches' ids again (nothing undone or filed in their midst), update the rows
+            # whose career number stands (one executemany), upsert those whose number moved
+            # (the undone match's players') and move the position: however long the
+            # league's history.
+            with django_assert_num_queries(12):
                 outcome, done = replay_step(owner="a")
             assert (outcome, done) == (Step.STEPPED, 2)
             positions.append(RatingsReplay.objects.get().from_match_id)
@@ -289,8 +291,9 @@ class TestAStepRacedByAWrite:
 
 
 class TestAStepsWrite:
-    """A step writes its rows in one statement (on PostgreSQL an unnest of text arrays):
-    every float comes back bit for bit, and a missing value stays missing."""
+    """A step writes its rows in a statement or two (on PostgreSQL an unnest of text
+    arrays): every float comes back bit for bit, and a missing value stays missing, whether
+    the row was updated in place or upserted whole."""
 
     AWKWARD = [0.1 + 0.2, 1 / 3, 25.000000000000004, 8.333333333333334e-17, 1e300, -2.5]
 
@@ -303,12 +306,18 @@ class TestAStepsWrite:
         for index, (player, place) in enumerate(seats):
             mu = self.AWKWARD[index]
             first = index % 2 == 0  # their first match: no rating before it, no best place
+            # Career numbers 1, 2, 3, 4: the first one stands (every player's first match
+            # is stored as their 1st), so that row is updated and the others upserted.
             rows.append(
-                (match.pk, player, None if first else mu / 7, None if first else 1 / 9, mu,
-                 abs(mu) / 3 + 1e-9, place, bool(index % 2), index + 1, index, index + 2,
-                 None if first else place)
+                store.ChangeRow(
+                    match.pk, player, None if first else mu / 7, None if first else 1 / 9, mu,
+                    abs(mu) / 3 + 1e-9, place, bool(index % 2), index + 1, index, index + 2,
+                    None if first else place,
+                )
             )  # fmt: skip
-        steps._Rerated(1, None, [match.pk], rows, []).write()
+        numbers = store.stored_numbers([match.pk])
+        assert sorted(numbers.values()) == [1, 1, 1, 1]
+        steps._Rerated(1, None, [match.pk], rows, [], numbers).write()
         stored = list(
             RatingChange.objects.filter(match=match)
             .order_by("player_id")
