@@ -40,9 +40,12 @@ class CountFields(models.Model):
 class Counts(CountFields):
     """Filed results added up: what standings read instead of every match."""
 
+    # Not indexed alone: each model's unique key leads with the player, and a second index
+    # was one more entry to move for every tally a filing or a merge writes.
     player = models.ForeignKey(
-        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player")
-    )
+        Player, on_delete=models.CASCADE, related_name="+", verbose_name=_("player"),
+        db_index=False,
+    )  # fmt: skip
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="+", verbose_name=_("table")
     )
@@ -150,8 +153,11 @@ class RunningTotal(CountFields):
         verbose_name = _("running total")
         verbose_name_plural = _("running totals")
         # Each unique index is the one a range read seeks along: the latest row on or before
-        # a day is one step back from it. Partial, one for the league's rows and one for the
-        # venues', so neither read steps over the other's rows. No index of its own on player.
+        # a day is one step back from it. The league's rows (no venue) have a partial one,
+        # so its reads never step over the venues' rows. The venues' one needs no condition
+        # (rows without a venue never collide in it: nulls are distinct) and has none, so
+        # it also finds every row of a player: deleting a player's rows (a merge) read the
+        # whole table. No index of its own on player.
         constraints = [
             *CountFields.Meta.constraints,
             models.UniqueConstraint(
@@ -160,9 +166,7 @@ class RunningTotal(CountFields):
                 name="running_total_unique",
             ),
             models.UniqueConstraint(
-                fields=["player", "venue", "mode", "day"],
-                condition=Q(venue__isnull=False),
-                name="running_total_venue_unique",
+                fields=["player", "venue", "mode", "day"], name="running_total_venue_unique"
             ),
             models.CheckConstraint(
                 # "all" is ALL_MODES, which Meta cannot name (see models/tables.py).
