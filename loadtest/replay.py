@@ -16,7 +16,8 @@ clients tap at other tables throughout, each reading its table and tapping every
 second (--tap-pause; 16 taps a second in all, about ten times a 30-table pub's busiest
 minute; 0 taps flat out, which leaves the replay only what CPU the taps do not take), the undo goes in, the ratings are polled until they
 have settled, the merge goes in, and again. Targets: each answer under 1 s, taps at other
-tables p99 under 1 s and never a 5xx, settled within 60 s, check_integrity clean.
+tables never over 1 s and never a 5xx, settled within 30 s on SQLite and 45 s on PostgreSQL,
+check_integrity clean.
 """
 
 import datetime
@@ -40,8 +41,8 @@ from loadtest.run import (
 )
 
 ANSWER_AIM_S = 1.0
-TAP_P99_AIM_MS = 1000.0
-SETTLE_AIM_S = 60.0
+TAP_MAX_AIM_MS = 1000.0  # no answer anywhere over a second
+SETTLE_AIM_S = {"sqlite": 30.0, "postgresql": 45.0}
 
 
 def _seed(matches: int) -> dict:
@@ -139,6 +140,7 @@ def main(args, env) -> int:
     from django.db import connection
 
     matches = 5_000 if args.short else args.league_matches
+    settle_aim_s = SETTLE_AIM_S[connection.vendor]
     print(f"Replay load test on {connection.vendor}: {matches:,} filed matches; four hosts "
           f"tapping at other tables, {args.tap_pause:g} s between taps")  # fmt: skip
     made = _seed(matches)
@@ -181,13 +183,13 @@ def main(args, env) -> int:
             "POST", f"/tables/{made['old']}/undo/", "", {"HX-Request": "true"}
         )
         undo_s = time.perf_counter() - started
-        undo_settle_s = _settle(host, SETTLE_AIM_S * 3)
+        undo_settle_s = _settle(host, settle_aim_s * 3)
         started = time.perf_counter()
         # The confirmation's own fields: the record shown beside the kept one, by name and id.
         confirm = urlencode({"other": made["twin"], "other_id": made["twin_id"], "confirm": "1"})
         merged, _ = host.request("POST", f"/players/{made['keep']}/merge/", confirm)
         merge_s = time.perf_counter() - started
-        merge_settle_s = _settle(host, SETTLE_AIM_S * 3)
+        merge_settle_s = _settle(host, settle_aim_s * 3)
         stop.set()
     finally:
         stop.set()
@@ -220,10 +222,10 @@ def main(args, env) -> int:
     if not args.short:
         if undo_s > ANSWER_AIM_S or merge_s > ANSWER_AIM_S:
             failures.append("an answer took over 1 s")
-        if max(undo_settle_s, merge_settle_s) > SETTLE_AIM_S:
-            failures.append("the ratings took over 60 s to settle")
-        if _p(during, 0.99) > TAP_P99_AIM_MS:
-            failures.append("taps at other tables over 1 s at p99")
+        if max(undo_settle_s, merge_settle_s) > settle_aim_s:
+            failures.append(f"the ratings took over {settle_aim_s:.0f} s to settle")
+        if max(during, default=0.0) > TAP_MAX_AIM_MS:
+            failures.append("a tap or board read at another table took over 1 s")
     if not ok:
         failures.append("check_integrity failed")
     for failure in failures:
