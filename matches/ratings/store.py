@@ -167,8 +167,11 @@ def changes_write(rows: list[ChangeRow], numbers: Mapping[tuple[int, int], int])
     """Write these rating changes over the stored ones, whose career numbers were read as
     numbers (stored_numbers): a row whose number stands is updated without it, which on
     SQLite leaves the career index alone; the others are upserted whole."""
-    standing = [row for row in rows if numbers.get((row.match_id, row.player_id)) == row.number]
-    moved = [row for row in rows if numbers.get((row.match_id, row.player_id)) != row.number]
+    standing: list[ChangeRow] = []
+    moved: list[ChangeRow] = []
+    for row in rows:
+        stands = numbers.get((row.match_id, row.player_id)) == row.number
+        (standing if stands else moved).append(row)
     updated = rows_update(
         RatingChange, _REWRITTEN, [_rewritten(row) for row in standing], keys=CHANGE_KEYS
     )

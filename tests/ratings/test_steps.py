@@ -325,6 +325,19 @@ class TestAStepsWrite:
         )
         assert stored == sorted(rows, key=lambda row: row[1])
 
+    def test_a_row_gone_since_its_number_was_read_is_written_whole(self, manual, host):
+        league = League()
+        front = make_table(host=host, players=ROSTER, name="Front")
+        match = play_out(front, ["Dee", "Cy", "Bob"], league)
+        numbers = store.stored_numbers([match.pk])
+        stored = RatingChange.objects.filter(match=match).order_by("player_id")
+        rows = [row._replace(mu=row.mu + 1.0) for row in store.change_rows(stored)]
+        stored.filter(player_id=rows[0].player_id).delete()
+
+        store.changes_write(rows, numbers)
+
+        assert list(stored.values_list(*store.CHANGE_COLUMNS)) == [tuple(row) for row in rows]
+
     def test_text_is_refused_rather_than_sent_unquoted(self):
         with pytest.raises(TypeError, match="no text columns"):
             unnest_rows(Player, ["name"], [("Ann, Bob",)])
