@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from matches.management.commands import ratings_worker
 from matches.play.services.undo import table_undo_last
 from matches.ratings import schedule, steps, supervisor
 from matches.ratings.audit import rating_problems
@@ -79,6 +80,16 @@ class TestTheWorker:
         played.filed.pop(0)
         wait_for(lambda: not schedule.ratings_updating(), "the replay did not settle")
         assert api_rows(client) == played.expected_rows()
+
+    def test_yields_the_cpu_to_its_server(self, settings, running):
+        settings.RATINGS_REPLAY = "background"
+        running.append(ratings := supervisor.supervisor_start())
+        server = os.getpriority(os.PRIO_PROCESS, 0)
+        lower = min(server + ratings_worker.WORKER_NICENESS, 19)
+        wait_for(
+            lambda: os.getpriority(os.PRIO_PROCESS, ratings.pid) == lower,
+            "the worker ran at its server's priority",
+        )
 
     def test_stops_with_its_server(self, league, running):
         served = ServedApp()  # lifespan on: the startup starts a worker
