@@ -90,15 +90,6 @@ KAPPA = MODEL.kappa
 TAU_SQUARED = MODEL.tau * MODEL.tau
 
 
-def rate_match(
-    *, mode: str, seats: Sequence[tuple[int, int]], before: Mapping[int, Rating | None]
-) -> dict[int, Rating]:
-    """New ratings of one match's players. seats: (player id, place) in seating order;
-    before: each player's rating going in, None at their first match."""
-    ratings = rate_ranks(_ranks(mode, [place for _, place in seats]), [before[p] for p, _ in seats])
-    return {player: rating for (player, _), rating in zip(seats, ratings, strict=True)}
-
-
 def rate_ranks(ranks: Sequence[int], ratings: Sequence[Rating | None]) -> list[Rating]:
     """New ratings of one match's players, in seating order, from their ranks (1 best,
     ties shared) and their ratings going in (None at a first match).

@@ -4,8 +4,15 @@ bit, for any match the league can file."""
 from hypothesis import given, settings
 from openskill.models import PlackettLuce
 
-from matches.ratings.engine import rate_match
+from matches.ratings.engine import NEWCOMER, Seating, State, rate
 from tests.strategies import rated_matches
+
+
+def ratings_after(mode, seats, before):
+    """Each player's rating after the match, as a replay step rates it."""
+    states = {player: State(rating, NEWCOMER) for player, rating in before.items()}
+    after = rate(Seating(1, mode, seats), states)
+    return {player: state.rating for player, state in after.items()}
 
 
 class TestRateMatch:
@@ -24,7 +31,7 @@ class TestRateMatch:
             for (player, _), team in zip(seats, model.rate(teams, ranks=ranks), strict=True)
         }
 
-        assert rate_match(mode=mode, seats=seats, before=before) == expected
+        assert ratings_after(mode, seats, before) == expected
 
     def test_a_newcomer_starts_from_the_models_default(self):
         model = PlackettLuce()
@@ -32,6 +39,6 @@ class TestRateMatch:
         teams = [[model.rating()] for _ in seats]
         rated = model.rate(teams, ranks=[2, 1, 3])
 
-        got = rate_match(mode="ranked", seats=seats, before=dict.fromkeys([1, 2, 3]))
+        got = ratings_after("ranked", seats, dict.fromkeys([1, 2, 3]))
 
         assert got == {p: (t[0].mu, t[0].sigma) for (p, _), t in zip(seats, rated, strict=True)}
