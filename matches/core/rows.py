@@ -36,6 +36,14 @@ def rows_insert(model: type[Model], rows: list[dict[str, Any]]) -> None:
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values))  # noqa: S608 (names from the model, values as parameters)
 
 
+def _quoted(model: type[Model], names: Sequence[str]) -> tuple[str, list[str]]:
+    """The model's table and these fields' columns, quoted for SQL."""
+    qn = connection.ops.quote_name
+    # A concrete field always has a column (the stubs allow None for any field).
+    columns = [qn(cast(str, cast(Field, model._meta.get_field(name)).column)) for name in names]
+    return qn(model._meta.db_table), columns
+
+
 def rows_upsert(
     model: type[Model],
     names: Sequence[str],
@@ -49,11 +57,8 @@ def rows_upsert(
     in Python. No model instances: bulk_create's cost a crowning about a millisecond."""
     if not rows:
         return
-    qn = connection.ops.quote_name
-    table = qn(model._meta.db_table)
-    # A concrete field always has a column (the stubs allow None for any field).
-    columns = [qn(cast(str, cast(Field, model._meta.get_field(name)).column)) for name in names]
-    key_columns = {qn(cast(str, cast(Field, model._meta.get_field(k)).column)) for k in keys}
+    table, columns = _quoted(model, names)
+    key_columns = set(_quoted(model, keys)[1])
     updated = ", ".join(f"{c} = EXCLUDED.{c}" for c in columns if c not in key_columns)
     into = f"INSERT INTO {table} ({', '.join(columns)})"
     conflict = (
@@ -82,10 +87,7 @@ def rows_update(
     changed or not, so leaving such a column out halves the write of a replay step."""
     if not rows:
         return 0
-    qn = connection.ops.quote_name
-    table = qn(model._meta.db_table)
-    # A concrete field always has a column (the stubs allow None for any field).
-    columns = [qn(cast(str, cast(Field, model._meta.get_field(name)).column)) for name in names]
+    table, columns = _quoted(model, names)
     key_count = len(keys)
     if list(names[:key_count]) != list(keys):
         raise ValueError("rows_update takes the keys first")
