@@ -7,7 +7,9 @@ from django.core.management.base import BaseCommand
 
 from matches.ratings import worker
 
-WORKER_NICENESS = 10  # of 19: the scheduler prefers the server's processes, not only them
+# Added to the server's niceness (19 is the lowest priority): the scheduler gives the
+# server's processes the CPU first, and the replay whatever they leave.
+WORKER_NICENESS = 10
 
 
 class Command(BaseCommand):
@@ -30,8 +32,8 @@ class Command(BaseCommand):
             # Ctrl+C reaches the whole foreground group: the server stops this worker
             # itself, after its step under way, by closing the pipe.
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            # Beside its server, the replay takes only the CPU that the requests and the
-            # streams leave: a tap reaches the screens as fast during a replay as without.
+            # Beside its server, the replay takes the CPU that the requests and the streams
+            # leave, so a tap reaches the screens about as fast during a replay as without.
             os.nice(WORKER_NICENESS)
             worker.run(wakes=sys.stdin.fileno())
         else:
